@@ -1,0 +1,100 @@
+/**
+ * The public shape of a scanauth instance: what `createScanAuth` returns, its inputs and results.
+ *
+ * @module
+ */
+import type { Authorization, AuthorizationSummary } from './views'
+
+/** Result of {@link ScanAuth.createScene}. */
+export interface CreateSceneResult {
+  /** `pc_` and 32 lowercase hex characters; the device polls with it. */
+  sceneStr: string
+  /** Address of the scannable code, as the platform returned it. */
+  qrUrl: string
+  /** Scene lifetime in seconds. */
+  expiresIn: number
+}
+
+/** Result of {@link ScanAuth.getStatus}. */
+export type StatusResult =
+  | { status: 'pending' | 'expired' | 'need_purchase' }
+  | { status: 'authorized'; sessionToken: string; authorization: AuthorizationSummary }
+
+/** Input of {@link ScanAuth.handleScan}: one scan event from the platform. */
+export interface ScanInput {
+  sceneStr: string
+  /** The platform user identifier (1–128 characters, no control characters). */
+  openid: string
+}
+
+/** Result of {@link ScanAuth.handleScan}. `userId` is present unless the result is `invalid`. */
+export type ScanResult =
+  | { result: 'authorized' | 'need_purchase'; userId: number }
+  | { result: 'invalid'; userId?: undefined }
+
+/** Whom a grant is for: an existing user id, or an openid (found or created, without the free trial). */
+export type GrantTarget = { userId: number; openid?: undefined } | { openid: string; userId?: undefined }
+
+/** Input of {@link ScanAuth.grant}. `source` defaults to `admin`. */
+export type GrantInput = GrantTarget &
+  (
+    | { type: 'time'; durationSeconds: number; source?: string }
+    | { type: 'points'; points: number; source?: string }
+  )
+
+/** Input of {@link ScanAuth.consume}. */
+export interface ConsumeInput {
+  sessionToken: string
+  /** Points to spend from a points authorization (a positive integer, default 1); a time authorization ignores it. */
+  points?: number
+}
+
+/** Result of {@link ScanAuth.consume}. */
+export type ConsumeResult =
+  | { status: 'ok'; authorization: Authorization }
+  | { status: 'need_purchase' | 'insufficient_points' }
+
+/** Result of {@link ScanAuth.verifySession} for a live session. */
+export interface SessionInfo {
+  userId: number
+  deviceId: string
+  /** ISO 8601. */
+  expiresAt: string
+  /** The user's current authorization after the activation step, or null. */
+  authorization: Authorization | null
+}
+
+/** A scanauth instance. Create one with `createScanAuth`. */
+export interface ScanAuth {
+  /**
+   * Creates a scene for a device: a new scene_str, a QR code from the platform valid for the scene
+   * lifetime, and a pending scene stored with its expiry. When the platform fails, throws
+   * `ScanAuthError` `qr_creation_failed` (502) and stores nothing.
+   */
+  createScene(input: { deviceId: string }): Promise<CreateSceneResult>
+  /**
+   * Answers a device's poll by the specification's decision order. A pending poll is one read.
+   * An unknown scene throws `ScanAuthError` `scene_not_found` (404).
+   */
+  getStatus(sceneStr: string): Promise<StatusResult>
+  /**
+   * Processes a scan event: the first valid scan of a scene finds or creates the user, grants the
+   * free trial once per user, runs the activation step, authorizes the scene and creates a session.
+   * Every other scan is `invalid` and changes nothing (except marking an expired scene).
+   */
+  handleScan(input: ScanInput): Promise<ScanResult>
+  /**
+   * Grants a time or points authorization (pending, then the activation step runs) and returns it as
+   * stored. By `openid`, the user is found or created without claiming the free trial. An unknown
+   * `userId` throws `ScanAuthError` `user_not_found` (404).
+   */
+  grant(input: GrantInput): Promise<Authorization>
+  /**
+   * Runs the activation step for the session's user, then uses the current authorization: points are
+   * decremented atomically, a time authorization is used as is. An unknown or expired session throws
+   * `ScanAuthError` `unauthorized` (401).
+   */
+  consume(input: ConsumeInput): Promise<ConsumeResult>
+  /** The session behind a token, with the user's current authorization; null when unknown or expired. */
+  verifySession(token: string): Promise<SessionInfo | null>
+}

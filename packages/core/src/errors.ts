@@ -1,0 +1,54 @@
+/**
+ * The one error class of scanauth and its code map.
+ *
+ * @module
+ */
+
+/** Every error code scanauth raises, with the HTTP status it maps to. */
+export const ERROR_STATUS = {
+  /** Input failed validation (missing, malformed or over-long fields, invalid JSON). */
+  invalid_request: 400,
+  /** No session for the presented token, or it has expired. */
+  unauthorized: 401,
+  /** No scene with that scene_str. */
+  scene_not_found: 404,
+  /** No user with that id. */
+  user_not_found: 404,
+  /** The path is ours but the method is not. */
+  method_not_allowed: 405,
+  /** An unexpected failure inside scanauth or its store. */
+  internal_error: 500,
+  /** The messaging platform could not create the QR code. */
+  qr_creation_failed: 502,
+  /** Too many concurrent writers on one scene or user; nothing was changed, the call may be repeated. */
+  conflict: 503,
+} as const
+
+/** A code of {@link ERROR_STATUS}. */
+export type ScanAuthErrorCode = keyof typeof ERROR_STATUS
+
+/**
+ * The error scanauth throws for anything a caller can act on. `code` is stable and machine-readable,
+ * `status` is the HTTP status the HTTP handler answers with, and `message` becomes the `detail` of the
+ * error body.
+ *
+ * @example
+ * ```ts
+ * try { await auth.getStatus(scene) } catch (e) {
+ *   if (e instanceof ScanAuthError && e.code === 'scene_not_found') { ... }
+ * }
+ * ```
+ */
+export class ScanAuthError extends Error {
+  /** Machine-readable code, e.g. `scene_not_found`. */
+  readonly code: ScanAuthErrorCode
+  /** HTTP status for this code. */
+  readonly status: number
+
+  constructor(code: ScanAuthErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'ScanAuthError'
+    this.code = code
+    this.status = ERROR_STATUS[code]
+  }
+}

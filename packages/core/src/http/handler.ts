@@ -1,0 +1,120 @@
+/**
+ * `createHttpHandler`: the routes of scanauth as one framework-neutral function. Express, Koa or a
+ * bare `node:http` server translate their request into an {@link HttpRequest}, call it, and send the
+ * response; `undefined` means "not our path", so the app's own routes keep working.
+ *
+ * Routes (under `basePath`, default `/auth`):
+ * - `POST create_scene` `{device_id}` → `{scene_str, qr_url, expires_in}`; 502 when the platform fails.
+ * - `GET status?scene=` → `{status}` or `{status: 'authorized', session_token, authorization}`; 404 unknown.
+ * - `GET session` with `Authorization: Bearer <token>` → `{user_id, device_id, expires_at, authorization}`; 401.
+ * - `POST consume` `{points?}` with the Bearer token → `{status, authorization?}`; 401.
+ *
+ * Errors answer `{detail}` with the status of their `ScanAuthError` code; malformed input is 400, a
+ * wrong method on one of these paths 405.
+ *
+ * @module
+ */
+import type { ScanAuth } from '../api'
+import { ScanAuthError } from '../errors'
+import { bearerToken, jsonObjectBody, queryValue } from './request'
+import type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from './types'
+import { consumeBody, createSceneBody, errorBody, sessionBody, statusBody } from './wire'
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
+
+type Route = (request: HttpRequest, auth: ScanAuth, maxBodyBytes: number) => Promise<unknown>
+
+/** Each route: its method and what it does; the body it returns is sent with status 200. */
+const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
+  '/create_scene': {
+    method: 'POST',
+    run: async (request, auth, max) => {
+      const body = jsonObjectBody(request, max)
+      if (body.device_id === undefined) throw new ScanAuthError('invalid_request', 'device_id is required')
+      return createSceneBody(await auth.createScene({ deviceId: body.device_id as string }))
+    },
+  },
+  '/status': {
+    method: 'GET',
+    run: async (request, auth) => {
+      const scene = queryValue(request, 'scene')
+      if (scene === undefined || scene === '') throw new ScanAuthError('invalid_request', 'scene is required')
+      return statusBody(await auth.getStatus(scene))
+    },
+  },
+  '/session': {
+    method: 'GET',
+    run: async (request, auth) => {
+      const info = await auth.verifySession(requireBearer(request))
+      if (info === null) throw new ScanAuthError('unauthorized', 'Session is unknown or has expired')
+      return sessionBody(info)
+    },
+  },
+  '/consume': {
+    method: 'POST',
+    run: async (request, auth, max) => {
+      const token = requireBearer(request)
+      const body = jsonObjectBody(request, max)
+      const points = body.points === undefined ? undefined : (body.points as number)
+      return consumeBody(await auth.consume({ sessionToken: token, points }))
+    },
+  },
+}
+
+function requireBearer(request: HttpRequest): string {
+  const token = bearerToken(request)
+  if (token === undefined) throw new ScanAuthError('unauthorized', 'Authorization: Bearer <session token> is required')
+  return token
+}
+
+/** Normalizes a base path: a leading slash, no trailing one (`''` for the root). */
+function normalizeBase(basePath: string): string {
+  const trimmed = basePath.replace(/\/+$/, '')
+  return trimmed === '' ? '' : trimmed.startsWith('/') ? trimmed : `/${trimmed}`
+}
+
+/**
+ * Creates the HTTP handler for a scanauth instance.
+ *
+ * @example
+ * ```ts
+ * const handle = createHttpHandler(auth, { basePath: '/auth' })
+ * const res = await handle({ method: 'GET', path: '/auth/status', query: { scene } })
+ * if (res) reply(res.status, res.headers, JSON.stringify(res.body))
+ * ```
+ */
+export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = {}): HttpHandler {
+  const base = normalizeBase(options.basePath ?? '/auth')
+  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024
+
+  return async function handle(request) {
+    const q = request.path.indexOf('?')
+    const path = q >= 0 ? request.path.slice(0, q) : request.path
+    if (!path.startsWith(`${base}/`)) return undefined
+    const route = ROUTES[path.slice(base.length)]
+    if (route === undefined) return undefined
+    const method = request.method.toUpperCase()
+    // HEAD is answered by frameworks from GET; anything else on our path but the route's method is 405.
+    if (method !== route.method) {
+      return respond(405, errorBody(`Method ${method} is not allowed; use ${route.method}`), { allow: route.method })
+    }
+    try {
+      return respond(200, await route.run(request, auth, maxBodyBytes))
+    } catch (error) {
+      return errorResponse(error)
+    }
+  }
+}
+
+function respond(status: number, body: unknown, extra: Record<string, string> = {}): HttpResponse {
+  return { status, headers: { ...JSON_HEADERS, ...extra }, body }
+}
+
+/** A `ScanAuthError` answers its own status and message; anything else is a 500 that reveals nothing. */
+function errorResponse(error: unknown): HttpResponse {
+  if (error instanceof ScanAuthError) {
+    const extra: Record<string, string> = error.code === 'unauthorized' ? { 'www-authenticate': 'Bearer' } : {}
+    return respond(error.status, errorBody(error.message), extra)
+  }
+  return respond(500, errorBody('Internal error'))
+}

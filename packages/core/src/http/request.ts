@@ -1,0 +1,63 @@
+/**
+ * Reading the parts of a request the routes need: query values, a JSON body, a Bearer token.
+ * Anything malformed becomes `ScanAuthError` `invalid_request` (400).
+ */
+import { ScanAuthError } from '../errors'
+import type { HttpRequest } from './types'
+
+/** The first value of a query parameter, from the request's query object and/or its path. */
+export function queryValue(request: HttpRequest, name: string): string | undefined {
+  const q = request.query
+  let value: string | string[] | undefined | null
+  if (q instanceof URLSearchParams) value = q.get(name)
+  else if (q !== undefined) value = q[name]
+  if (value === undefined || value === null) {
+    const at = request.path.indexOf('?')
+    if (at >= 0) value = new URLSearchParams(request.path.slice(at + 1)).get(name)
+  }
+  if (Array.isArray(value)) value = value[0]
+  return typeof value === 'string' ? value : undefined
+}
+
+/** A header's value (first one when repeated), by case-insensitive name. */
+export function headerValue(request: HttpRequest, name: string): string | undefined {
+  const headers = request.headers ?? {}
+  for (const key of Object.keys(headers)) {
+    if (key.toLowerCase() === name) {
+      const v = headers[key]
+      return Array.isArray(v) ? v[0] : v
+    }
+  }
+  return undefined
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearerToken(request: HttpRequest): string | undefined {
+  const match = /^Bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(headerValue(request, 'authorization') ?? '')
+  return match?.[1]
+}
+
+/**
+ * The JSON object in the body. Raw bodies are decoded (UTF-8) and parsed; an empty body is `{}`;
+ * an object already parsed by a body parser is taken as is.
+ */
+export function jsonObjectBody(request: HttpRequest, maxBytes: number): Record<string, unknown> {
+  let body = request.body
+  if (body instanceof Uint8Array) {
+    if (body.byteLength > maxBytes) throw new ScanAuthError('invalid_request', 'Request body is too large')
+    body = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
+  }
+  if (body === undefined || body === null || (typeof body === 'string' && body.trim() === '')) return {}
+  if (typeof body === 'string') {
+    if (Buffer.byteLength(body) > maxBytes) throw new ScanAuthError('invalid_request', 'Request body is too large')
+    try {
+      body = JSON.parse(body)
+    } catch {
+      throw new ScanAuthError('invalid_request', 'Request body is not valid JSON')
+    }
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ScanAuthError('invalid_request', 'Request body must be a JSON object')
+  }
+  return body as Record<string, unknown>
+}

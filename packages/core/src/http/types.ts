@@ -1,0 +1,40 @@
+/**
+ * The framework-neutral request and response of `createHttpHandler`.
+ *
+ * @module
+ */
+
+/** An HTTP request as any Node framework can describe it. */
+export interface HttpRequest {
+  /** `GET`, `POST`, ... (any case). */
+  method: string
+  /** The path, e.g. `/auth/status`. A query string after `?` is read too. */
+  path: string
+  /** Query parameters, as a plain object (first value of an array wins) or `URLSearchParams`. */
+  query?: Record<string, string | string[] | undefined> | URLSearchParams
+  /** Request headers; names in any case. */
+  headers?: Record<string, string | string[] | undefined>
+  /**
+   * The body: raw (`string`, `Buffer`, `Uint8Array`) or already parsed by a body parser (a plain
+   * object). `undefined` when there is none.
+   */
+  body?: unknown
+}
+
+/** The response to send. `body` is a JSON value; send it with `JSON.stringify`. */
+export interface HttpResponse {
+  status: number
+  headers?: Record<string, string>
+  body: unknown
+}
+
+/** Options of `createHttpHandler`. */
+export interface HttpHandlerOptions {
+  /** Where the routes live. Default `/auth`; `''` serves them at the root (for a router mounted at a prefix). */
+  basePath?: string
+  /** Largest raw body accepted, in bytes. Default 16 KiB. */
+  maxBodyBytes?: number
+}
+
+/** Answers requests for our routes; resolves `undefined` for every other path, so a framework can fall through. */
+export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse | undefined>

@@ -1,0 +1,42 @@
+/**
+ * The wire bodies: the specification's snake_case JSON, built from the library's camelCase results.
+ */
+import type { ConsumeResult, CreateSceneResult, SessionInfo, StatusResult } from '../api'
+import type { AuthorizationSummary } from '../views'
+
+/** Authorization summary (specification section 2, wire shape). */
+export function summaryBody(a: Pick<AuthorizationSummary, 'type' | 'endAt' | 'remainingPoints'>) {
+  return { type: a.type, end_at: a.endAt, remaining_points: a.remainingPoints }
+}
+
+/** POST create_scene, 200. */
+export function createSceneBody(r: CreateSceneResult) {
+  return { scene_str: r.sceneStr, qr_url: r.qrUrl, expires_in: r.expiresIn }
+}
+
+/** GET status, 200: `{status}` alone, or with the session token and summary when authorized. */
+export function statusBody(r: StatusResult) {
+  if (r.status !== 'authorized') return { status: r.status }
+  return { status: r.status, session_token: r.sessionToken, authorization: summaryBody(r.authorization) }
+}
+
+/** GET session, 200. */
+export function sessionBody(s: SessionInfo) {
+  return {
+    user_id: s.userId,
+    device_id: s.deviceId,
+    expires_at: s.expiresAt,
+    authorization: s.authorization === null ? null : summaryBody(s.authorization),
+  }
+}
+
+/** POST consume, 200. */
+export function consumeBody(r: ConsumeResult) {
+  if (r.status !== 'ok') return { status: r.status }
+  return { status: r.status, authorization: summaryBody(r.authorization) }
+}
+
+/** Every error: `{detail}`. */
+export function errorBody(detail: string) {
+  return { detail }
+}

@@ -1,0 +1,57 @@
+/**
+ * `@scanauth/core`: scan a QR code in WeChat to authorize a device.
+ *
+ * - {@link createScanAuth}: the service (scenes, scans, the free trial, grants, consumption, sessions).
+ * - {@link MemoryStore} and the {@link Store} contract that `@scanauth/sqlite` and `@scanauth/redis` implement.
+ * - {@link createHttpHandler}: the specification's routes as one framework-neutral function.
+ * - {@link ScanAuthError}: the one error class, with a stable `code` and an HTTP `status`.
+ *
+ * @packageDocumentation
+ */
+export { createScanAuth } from './service'
+export type {
+  ScanAuth,
+  CreateSceneResult,
+  StatusResult,
+  ScanInput,
+  ScanResult,
+  GrantInput,
+  GrantTarget,
+  ConsumeInput,
+  ConsumeResult,
+  SessionInfo,
+} from './api'
+export type { ScanAuthOptions, ScanAuthHooks } from './options'
+export type { ScanEvent, ActivationEvent } from './hooks'
+export type { QrProvider } from './qr'
+export type { Authorization, AuthorizationSummary } from './views'
+export { ScanAuthError, ERROR_STATUS, type ScanAuthErrorCode } from './errors'
+export { MemoryStore, type MemoryStoreSnapshot } from './memory-store'
+export {
+  NEW_USER,
+  type Store,
+  type LoadQuery,
+  type LoadResult,
+  type ChangeSet,
+  type SceneWrite,
+  type SceneDraft,
+  type UserWrite,
+  type UserRef,
+  type NewAuthorization,
+  type NewSession,
+  type AssignedIds,
+  type CommitResult,
+} from './store'
+export type {
+  SceneRecord,
+  SceneStatus,
+  UserRecord,
+  UserAggregate,
+  AuthorizationRecord,
+  AuthorizationStatus,
+  AuthorizationType,
+  SessionRecord,
+} from './records'
+export { createHttpHandler } from './http/handler'
+export type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from './http/types'
+export { SCENE_STR_PATTERN, newSceneStr, newSessionToken } from './random'

@@ -1,0 +1,41 @@
+/**
+ * Granting a time or points authorization (the specification leaves creation "not shown"; DESIGN.md
+ * decides): create it `pending`, then run the activation step, so it becomes `active` at once when
+ * the user has nothing active, and otherwise waits its FIFO turn.
+ */
+import type { UserAggregate } from '../records'
+import { newPointsAuthorization, newTimeAuthorization, runActivationStep, type AuthorizationDraft } from '../rules/authorizations'
+import { SECOND } from '../rules/time'
+import { addAuthorization, draftUser, newUser, toUserWrite, withAuthorizations } from '../rules/user'
+import { ScanAuthError } from '../errors'
+import { toAuthorization, type Authorization } from '../views'
+import { changeSet, type Plan } from './plan'
+
+/** A validated grant: what to create and for whom. */
+export type GrantSpec = ({ userId: number } | { openid: string }) &
+  ({ type: 'time'; durationSeconds: number } | { type: 'points'; points: number }) & { source: string }
+
+export function planGrant(input: { spec: GrantSpec; user: UserAggregate | null; now: number }): Plan<Authorization> {
+  const { spec, now } = input
+  if (input.user === null && 'userId' in spec) {
+    throw new ScanAuthError('user_not_found', `No user with id ${spec.userId}`)
+  }
+  const created: AuthorizationDraft =
+    spec.type === 'time'
+      ? newTimeAuthorization({ now, durationMs: spec.durationSeconds * SECOND, source: spec.source })
+      : newPointsAuthorization({ now, points: spec.points, source: spec.source })
+  const openid = 'openid' in spec ? spec.openid : ''
+  let draft = addAuthorization(input.user ? draftUser(input.user) : newUser(openid, now), created)
+  draft = withAuthorizations(draft, runActivationStep(draft.authorizations, now))
+  // The new authorization is the last one (every rule keeps the list's order), and the only insert.
+  const after = draft.authorizations[draft.authorizations.length - 1] as AuthorizationDraft
+  const changes = changeSet({ user: toUserWrite(draft) ?? undefined })
+  return {
+    changes,
+    finish: (ids) =>
+      toAuthorization(after, {
+        id: ids?.authorizationIds[0] as number,
+        userId: draft.user.id ?? (ids?.userId as number),
+      }),
+  }
+}

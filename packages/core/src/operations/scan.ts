@@ -1,0 +1,60 @@
+/**
+ * The inbound scan event (specification section 6, steps 1–10), planned as one change set: the
+ * scene, the user with its authorizations, and the new session commit together or not at all.
+ */
+import type { ScanResult } from '../api'
+import type { SceneRecord, UserAggregate } from '../records'
+import { findCurrent, runActivationStep } from '../rules/authorizations'
+import { authorizeScene, decideScan } from '../rules/scene'
+import { claimFreeTrial, draftUser, newUser, toUserWrite, touch, withAuthorizations } from '../rules/user'
+import { NEW_USER } from '../store'
+import { answer, changeSet, type Plan } from './plan'
+import type { Lifetimes } from './settings'
+
+export function planScan(input: {
+  scene: SceneRecord | null
+  /** The user loaded by the scan's openid, or null when there is none yet. */
+  user: UserAggregate | null
+  openid: string
+  sessionToken: string
+  now: number
+  lifetimes: Lifetimes
+}): Plan<ScanResult> {
+  const { now } = input
+  // Steps 1–3.
+  const decision = decideScan(input.scene, now)
+  if (decision.kind === 'invalid') {
+    const expire = decision.expire && input.scene
+      ? { op: 'update' as const, scene: decision.expire, expectedVersion: input.scene.version }
+      : undefined
+    return answer({ result: 'invalid' }, changeSet({ scene: expire }))
+  }
+  const scene = decision.scene
+  // Step 4: find or create the user, seen now. Step 5: the free trial, once. Step 6: activation.
+  let draft = touch(input.user ? draftUser(input.user) : newUser(input.openid, now), now)
+  draft = claimFreeTrial(draft, now, input.lifetimes.freeTrialMs)
+  // Step 7: is there a current authorization?
+  const { list, current } = findCurrent(runActivationStep(draft.authorizations, now), now)
+  draft = withAuthorizations(draft, list)
+  const userRef = draft.user.id ?? NEW_USER
+  const userWrite = toUserWrite(draft)
+  // Steps 8–9: authorize the scene, create the session (also for need_purchase).
+  const changes = changeSet({
+    scene: { op: 'update', scene: authorizeScene(scene, userRef, now), expectedVersion: scene.version },
+    user: userWrite ?? undefined,
+    session: {
+      token: input.sessionToken,
+      userId: userRef,
+      deviceId: scene.deviceId,
+      sceneId: scene.id,
+      createdAt: now,
+      expiresAt: now + input.lifetimes.sessionMs,
+    },
+  })
+  // Step 10.
+  const result = current === null ? 'need_purchase' : 'authorized'
+  return {
+    changes,
+    finish: (ids) => ({ result, userId: draft.user.id ?? (ids?.userId as number) }),
+  }
+}

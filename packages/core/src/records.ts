@@ -1,0 +1,91 @@
+/**
+ * The stored records: what a {@link Store} keeps, exactly as the specification's resources
+ * (section 2), plus the optimistic-concurrency `version` of each aggregate.
+ *
+ * All timestamps are epoch milliseconds taken from the injected clock. Public results of
+ * `createScanAuth` turn them into ISO 8601 strings (see `views.ts`).
+ *
+ * @module
+ */
+
+/** Status of a scene. `scanned` is reserved for a later confirm-on-phone step and is never entered today. */
+export type SceneStatus = 'pending' | 'scanned' | 'authorized' | 'expired'
+
+/** Kind of an authorization: a time window, or a number of points. */
+export type AuthorizationType = 'time' | 'points'
+
+/** Status of an authorization. At most one per user is `active`; `pending` ones wait in FIFO order. */
+export type AuthorizationStatus = 'pending' | 'active' | 'expired' | 'exhausted'
+
+/** A scene: one QR code a device asked for, waiting for its first scan. */
+export interface SceneRecord {
+  /** Integer id assigned by the store, increasing. */
+  id: number
+  /** `pc_` followed by 32 lowercase hexadecimal characters. Unique. */
+  sceneStr: string
+  /** The device that asked for the scene. */
+  deviceId: string
+  status: SceneStatus
+  /** The user whose scan was processed; null until then. */
+  userId: number | null
+  createdAt: number
+  /** createdAt plus the scene lifetime. The scene is expired once `now >= expiresAt`. */
+  expiresAt: number
+  authorizedAt: number | null
+  /** Bumped by every write of the scene; commits check it. */
+  version: number
+}
+
+/** A platform user, found by openid or created on the first scan. */
+export interface UserRecord {
+  id: number
+  /** Platform user identifier. Unique. */
+  openid: string
+  createdAt: number
+  lastSeenAt: number
+  /** Set to true exactly once, when the free authorization is granted. */
+  hasClaimedFree: boolean
+  /** Bumped by every write of the user or of any of its authorizations; commits check it. */
+  version: number
+}
+
+/** A time or points authorization owned by a user. */
+export interface AuthorizationRecord {
+  id: number
+  userId: number
+  type: AuthorizationType
+  status: AuthorizationStatus
+  startAt: number
+  /** End of a time authorization; null for points. Invalid once `now >= endAt`. */
+  endAt: number | null
+  remainingPoints: number
+  totalPoints: number
+  /** `free` for the free trial; `purchase`, `admin` or an application string otherwise. */
+  source: string
+  /** FIFO order of pending authorizations, ties broken by lower id. */
+  createdAt: number
+  updatedAt: number
+}
+
+/** A session issued when a scan is processed; the device receives its token on the next poll. */
+export interface SessionRecord {
+  id: number
+  /** URL-safe random string from 32 CSPRNG bytes. */
+  token: string
+  userId: number
+  deviceId: string
+  sceneId: number
+  createdAt: number
+  /** createdAt plus the session lifetime. Expired once `now >= expiresAt`. */
+  expiresAt: number
+}
+
+/**
+ * A user with the authorizations the rules can still act on: every `pending` and `active` one,
+ * ordered by `createdAt`, then `id`. Expired and exhausted authorizations stay stored but are not
+ * loaded (no rule reads them again), which keeps a user's load small however long it lives.
+ */
+export interface UserAggregate {
+  user: UserRecord
+  authorizations: AuthorizationRecord[]
+}

@@ -1,0 +1,146 @@
+/**
+ * The storage contract. A store only loads records and commits change sets atomically; every
+ * rule of the specification lives in `@scanauth/core` (see `docs/architecture.md`).
+ *
+ * ## Implementing a store
+ *
+ * Two methods: {@link Store.load} reads what one operation needs in one go (one round trip on a
+ * networked backend), and {@link Store.commit} applies a {@link ChangeSet} atomically after checking
+ * its expectations. The service loads, asks the pure rules for a change set, and commits; when the
+ * commit reports a conflict it reloads and plans again. That cycle gives "one effective processing
+ * per scene" and "serialize per user" on every backend, across processes, without locks held
+ * between the load and the commit.
+ *
+ * ## Rules
+ *
+ * - Absent means `null`, never `undefined` and never an error.
+ * - Times are epoch milliseconds from the service's injected clock. A store never reads a clock to
+ *   decide anything; it may use times only to let the backend free memory (Redis TTLs).
+ * - Ids are integers assigned by the store at commit, starting at 1 and increasing per kind, so
+ *   "ties broken by lower id" means "created earlier".
+ * - A commit applies all of its writes or none. Failed expectations are not errors: they return
+ *   `{ ok: false }`. Errors (I/O, a closed connection) are thrown and nothing is applied.
+ * - The store owns only what it opened: `close()` never closes a client or database handle that
+ *   the application passed in.
+ *
+ * ## Testing your store
+ *
+ * Run `describeStoreContract` from `@scanauth/testkit` against it: it exercises every rule of the
+ * specification through `createScanAuth`, including concurrent commits.
+ *
+ * @module
+ */
+import type { AuthorizationRecord, SceneRecord, SessionRecord, UserAggregate, UserRecord } from './records'
+
+/**
+ * What one load reads. Each field asks for one thing; fields left out are answered with `null`.
+ * At most one of `userId` and `openid` may be given.
+ */
+export interface LoadQuery {
+  /** The scene with this `sceneStr`. */
+  sceneStr?: string
+  /** The user with this id, with its pending and active authorizations. */
+  userId?: number
+  /** The user with this openid, with its pending and active authorizations. */
+  openid?: string
+  /** The session with this token. */
+  sessionToken?: string
+  /** The session with the highest id among those created by this scene id. */
+  latestSessionOfScene?: number
+}
+
+/** The answer to a {@link LoadQuery}: each part is `null` when it was not asked for or does not exist. */
+export interface LoadResult {
+  scene: SceneRecord | null
+  /** The user asked for by `userId` or `openid`. Authorizations: `pending` and `active`, by createdAt then id. */
+  user: UserAggregate | null
+  session: SessionRecord | null
+  latestSession: SessionRecord | null
+}
+
+/**
+ * Stands for "the id of the user this same change set inserts", wherever a change set must refer
+ * to a user that does not have an id yet (a first scan binds the scene and the session to it).
+ */
+export const NEW_USER = 'new-user' as const
+
+/** A user id, or {@link NEW_USER} for the user the same change set inserts. */
+export type UserRef = number | typeof NEW_USER
+
+/** A scene as written by a change set: its `userId` may refer to the user inserted alongside. */
+export type SceneDraft = Omit<SceneRecord, 'userId'> & { userId: UserRef | null }
+
+/** An authorization to insert; its owner is the user of the change set, its id is assigned by the store. */
+export type NewAuthorization = Omit<AuthorizationRecord, 'id' | 'userId'>
+
+/** A session to insert; its id is assigned by the store. */
+export type NewSession = Omit<SessionRecord, 'id' | 'userId'> & { userId: UserRef }
+
+/** Insert a new scene (expects no scene with the same `sceneStr`), or replace one (expects its version). */
+export type SceneWrite =
+  | { op: 'insert'; scene: Omit<SceneRecord, 'id'> }
+  | { op: 'update'; scene: SceneDraft; expectedVersion: number }
+
+/**
+ * Insert a new user (expects no user with the same openid), or replace one (expects its version).
+ * Either way, authorizations of that user may be inserted; an update may also replace existing ones
+ * (matched by id; they belong to this user).
+ */
+export type UserWrite =
+  | { op: 'insert'; user: Omit<UserRecord, 'id'>; insertAuthorizations: NewAuthorization[] }
+  | {
+      op: 'update'
+      user: UserRecord
+      expectedVersion: number
+      insertAuthorizations: NewAuthorization[]
+      updateAuthorizations: AuthorizationRecord[]
+    }
+
+/**
+ * Everything one operation writes, committed all-or-nothing. At most one scene, one user (with its
+ * authorizations) and one new session: the aggregates of one operation.
+ */
+export interface ChangeSet {
+  scene?: SceneWrite
+  user?: UserWrite
+  session?: NewSession
+}
+
+/** Ids the store assigned to what a commit inserted (`null` where nothing of that kind was inserted). */
+export interface AssignedIds {
+  sceneId: number | null
+  userId: number | null
+  sessionId: number | null
+  /** In the order of `insertAuthorizations`. */
+  authorizationIds: number[]
+}
+
+/**
+ * The outcome of a commit: applied with the ids it assigned, or refused because an expectation did
+ * not hold (nothing applied). `conflict` names the aggregate whose expectation failed: another writer
+ * changed it since it was loaded, or inserted it first.
+ */
+export type CommitResult = { ok: true; ids: AssignedIds } | { ok: false; conflict: 'scene' | 'user' }
+
+/**
+ * A storage backend for scanauth. Implementations: `MemoryStore` (here), `SqliteStore`
+ * (`@scanauth/sqlite`), `RedisStore` (`@scanauth/redis`).
+ */
+export interface Store {
+  /**
+   * Reads what a {@link LoadQuery} asks for. Not atomic across the parts (the commit's expectations
+   * catch anything that changed in between). A networked store answers in one round trip.
+   */
+  load(query: LoadQuery): Promise<LoadResult>
+  /**
+   * Checks every expectation of the change set and applies all of its writes, atomically with
+   * respect to every other commit on the same backing data (other processes included). Expectations:
+   * a scene `insert` expects its `sceneStr` to be free; a scene `update` expects the stored version to
+   * equal `expectedVersion`; a user `insert` expects its openid to be free; a user `update` expects the
+   * stored version to equal `expectedVersion`. Records are written exactly as given (the service sets
+   * the new `version`); {@link NEW_USER} references resolve to the inserted user's id.
+   */
+  commit(changes: ChangeSet): Promise<CommitResult>
+  /** Releases what the store itself opened. Optional; never closes a client the application passed in. */
+  close?(): Promise<void>
+}
