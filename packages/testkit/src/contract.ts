@@ -1,0 +1,41 @@
+/**
+ * `describeStoreContract`: the one suite every scanauth store runs.
+ *
+ * @module
+ */
+import { describe } from 'vitest'
+import { useContext } from './context'
+import type { HarnessFactory } from './harness'
+import { authorizationSuite } from './suites/authorizations'
+import { concurrencySuite } from './suites/concurrency'
+import { scanSuite } from './suites/scan'
+import { sceneSuite } from './suites/scene'
+import { sessionSuite } from './suites/sessions'
+import { storeApiSuite } from './suites/store-api'
+
+/**
+ * Registers the Store contract suite for one store: the Store methods themselves, then every row
+ * of the specification's transition tables, the poll decision order, the ten scan steps, FIFO,
+ * the expiry boundaries, sessions and consumption, and concurrency, all through `createScanAuth`
+ * with a manual clock. Each test gets a fresh harness from `factory` and cleans it up afterwards.
+ *
+ * @example
+ * ```ts
+ * describeStoreContract('SqliteStore', async () => {
+ *   const dir = await mkdtemp(join(tmpdir(), 'scanauth-'))
+ *   const store = new SqliteStore({ filename: join(dir, 'db.sqlite') })
+ *   return { store, openPeer: () => new SqliteStore({ filename: join(dir, 'db.sqlite') }), dump: () => readAll(dir), cleanup: () => rm(dir, { recursive: true }) }
+ * })
+ * ```
+ */
+export function describeStoreContract(name: string, factory: HarnessFactory): void {
+  describe(`Store contract: ${name}`, () => {
+    const get = useContext(factory)
+    storeApiSuite(get)
+    sceneSuite(get)
+    scanSuite(get)
+    authorizationSuite(get)
+    sessionSuite(get)
+    concurrencySuite(get)
+  })
+}
