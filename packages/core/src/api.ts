@@ -17,11 +17,22 @@ export interface CreateSceneResult {
 
 /** Result of {@link ScanAuth.getStatus}. */
 export type StatusResult =
-  | { status: 'pending' | 'expired' | 'need_purchase' }
-  | { status: 'authorized'; sessionToken: string; authorization: AuthorizationSummary }
+  | {
+      /** Waiting for a scan; the scene (or its session) expired; or no current authorization. */
+      status: 'pending' | 'expired' | 'need_purchase'
+    }
+  | {
+      /** The scene was scanned and the user has a current authorization. */
+      status: 'authorized'
+      /** The session token created by the scan; present it as `Authorization: Bearer <token>`. */
+      sessionToken: string
+      /** The user's current authorization. */
+      authorization: AuthorizationSummary
+    }
 
 /** Input of {@link ScanAuth.handleScan}: one scan event from the platform. */
 export interface ScanInput {
+  /** The scene carried by the scanned code. */
   sceneStr: string
   /** The platform user identifier (1–128 characters, no control characters). */
   openid: string
@@ -29,21 +40,58 @@ export interface ScanInput {
 
 /** Result of {@link ScanAuth.handleScan}. `userId` is present unless the result is `invalid`. */
 export type ScanResult =
-  | { result: 'authorized' | 'need_purchase'; userId: number }
-  | { result: 'invalid'; userId?: undefined }
+  | {
+      /** The scan was processed: the user has a current authorization, or needs to purchase one. */
+      result: 'authorized' | 'need_purchase'
+      /** The user found or created for the openid. */
+      userId: number
+    }
+  | {
+      /** Not processed: unknown, already authorized or expired scene. */
+      result: 'invalid'
+      /** Never set for an invalid scan. */
+      userId?: undefined
+    }
 
 /** Whom a grant is for: an existing user id, or an openid (found or created, without the free trial). */
-export type GrantTarget = { userId: number; openid?: undefined } | { openid: string; userId?: undefined }
+export type GrantTarget =
+  | {
+      /** An existing user's id. */
+      userId: number
+      /** Not with `userId`. */
+      openid?: undefined
+    }
+  | {
+      /** A platform user identifier; the user is created when it does not exist yet. */
+      openid: string
+      /** Not with `openid`. */
+      userId?: undefined
+    }
 
 /** Input of {@link ScanAuth.grant}. `source` defaults to `admin`. */
 export type GrantInput = GrantTarget &
   (
-    | { type: 'time'; durationSeconds: number; source?: string }
-    | { type: 'points'; points: number; source?: string }
+    | {
+        /** A time authorization. */
+        type: 'time'
+        /** Its duration in seconds (a positive integer); it starts when it becomes active. */
+        durationSeconds: number
+        /** Where it came from: `purchase`, `admin` (default) or an application string. */
+        source?: string
+      }
+    | {
+        /** A points authorization. */
+        type: 'points'
+        /** How many points (a positive integer). */
+        points: number
+        /** Where it came from: `purchase`, `admin` (default) or an application string. */
+        source?: string
+      }
   )
 
 /** Input of {@link ScanAuth.consume}. */
 export interface ConsumeInput {
+  /** The session token the device received from its poll. */
   sessionToken: string
   /** Points to spend from a points authorization (a positive integer, default 1); a time authorization ignores it. */
   points?: number
@@ -51,12 +99,22 @@ export interface ConsumeInput {
 
 /** Result of {@link ScanAuth.consume}. */
 export type ConsumeResult =
-  | { status: 'ok'; authorization: Authorization }
-  | { status: 'need_purchase' | 'insufficient_points' }
+  | {
+      /** The current authorization was used. */
+      status: 'ok'
+      /** It, after the use (points already decremented). */
+      authorization: Authorization
+    }
+  | {
+      /** No current authorization, or fewer points left than asked; nothing was spent. */
+      status: 'need_purchase' | 'insufficient_points'
+    }
 
 /** Result of {@link ScanAuth.verifySession} for a live session. */
 export interface SessionInfo {
+  /** The user the session belongs to. */
   userId: number
+  /** The device the session was issued to (from its scene). */
   deviceId: string
   /** ISO 8601. */
   expiresAt: string

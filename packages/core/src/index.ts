@@ -23,10 +23,10 @@ export type {
 } from './api'
 export type { ScanAuthOptions, ScanAuthHooks } from './options'
 export type { ScanEvent, ActivationEvent } from './hooks'
-export type { QrProvider } from './qr'
+export type { QrProvider, QrRequest, QrCode } from './qr'
 export type { Authorization, AuthorizationSummary } from './views'
 export { ScanAuthError, ERROR_STATUS, type ScanAuthErrorCode } from './errors'
-export { MemoryStore, type MemoryStoreSnapshot } from './memory-store'
+export { MemoryStore, type MemoryStoreSnapshot, type PurgeCount } from './memory-store'
 export {
   NEW_USER,
   type Store,

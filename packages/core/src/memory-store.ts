@@ -10,10 +10,22 @@ import type { AssignedIds, ChangeSet, CommitResult, LoadQuery, LoadResult, Store
 
 /** Every record a {@link MemoryStore} holds, for inspection in tests and debugging. */
 export interface MemoryStoreSnapshot {
+  /** Every scene. */
   scenes: SceneRecord[]
+  /** Every user. */
   users: UserRecord[]
+  /** Every authorization, whatever its status. */
   authorizations: AuthorizationRecord[]
+  /** Every session. */
   sessions: SessionRecord[]
+}
+
+/** How many records {@link MemoryStore.purgeExpired} removed. */
+export interface PurgeCount {
+  /** Scenes removed. */
+  scenes: number
+  /** Sessions removed. */
+  sessions: number
 }
 
 /**
@@ -86,7 +98,7 @@ export class MemoryStore implements Store {
    * authorized scene only once its latest session has expired too). Users and authorizations are
    * never deleted. Returns how many records were removed.
    */
-  purgeExpired(now: number = Date.now(), retentionMs = 0): { scenes: number; sessions: number } {
+  purgeExpired(now: number = Date.now(), retentionMs = 0): PurgeCount {
     const cutoff = now - retentionMs
     let scenes = 0
     let sessions = 0

@@ -25,12 +25,15 @@ export interface SceneRecord {
   sceneStr: string
   /** The device that asked for the scene. */
   deviceId: string
+  /** Where the scene is in its lifecycle. */
   status: SceneStatus
   /** The user whose scan was processed; null until then. */
   userId: number | null
+  /** When the scene was created. */
   createdAt: number
   /** createdAt plus the scene lifetime. The scene is expired once `now >= expiresAt`. */
   expiresAt: number
+  /** When its first valid scan was processed; null until then. */
   authorizedAt: number | null
   /** Bumped by every write of the scene; commits check it. */
   version: number
@@ -38,10 +41,13 @@ export interface SceneRecord {
 
 /** A platform user, found by openid or created on the first scan. */
 export interface UserRecord {
+  /** Integer id assigned by the store, increasing. */
   id: number
   /** Platform user identifier. Unique. */
   openid: string
+  /** When the user was first seen. */
   createdAt: number
+  /** Refreshed by every processed scan. */
   lastSeenAt: number
   /** Set to true exactly once, when the free authorization is granted. */
   hasClaimedFree: boolean
@@ -51,30 +57,43 @@ export interface UserRecord {
 
 /** A time or points authorization owned by a user. */
 export interface AuthorizationRecord {
+  /** Integer id assigned by the store, increasing. */
   id: number
+  /** Owner. */
   userId: number
+  /** `time` or `points`. */
   type: AuthorizationType
+  /** Where it is in its lifecycle. */
   status: AuthorizationStatus
+  /** Start of a time authorization (reset on activation); creation time for points. */
   startAt: number
   /** End of a time authorization; null for points. Invalid once `now >= endAt`. */
   endAt: number | null
+  /** Points left; 0 for time authorizations. */
   remainingPoints: number
+  /** Points granted; 0 for time authorizations. */
   totalPoints: number
   /** `free` for the free trial; `purchase`, `admin` or an application string otherwise. */
   source: string
   /** FIFO order of pending authorizations, ties broken by lower id. */
   createdAt: number
+  /** Last change. */
   updatedAt: number
 }
 
 /** A session issued when a scan is processed; the device receives its token on the next poll. */
 export interface SessionRecord {
+  /** Integer id assigned by the store, increasing. */
   id: number
   /** URL-safe random string from 32 CSPRNG bytes. */
   token: string
+  /** The user the scan bound the session to. */
   userId: number
+  /** Copied from the scene. */
   deviceId: string
+  /** The scene that produced the session. */
   sceneId: number
+  /** When the scan created it. */
   createdAt: number
   /** createdAt plus the session lifetime. Expired once `now >= expiresAt`. */
   expiresAt: number
@@ -86,6 +105,8 @@ export interface SessionRecord {
  * loaded (no rule reads them again), which keeps a user's load small however long it lives.
  */
 export interface UserAggregate {
+  /** The user. */
   user: UserRecord
+  /** Its `pending` and `active` authorizations, by createdAt then id. */
   authorizations: AuthorizationRecord[]
 }

@@ -51,10 +51,13 @@ export interface LoadQuery {
 
 /** The answer to a {@link LoadQuery}: each part is `null` when it was not asked for or does not exist. */
 export interface LoadResult {
+  /** The scene asked for by `sceneStr`. */
   scene: SceneRecord | null
   /** The user asked for by `userId` or `openid`. Authorizations: `pending` and `active`, by createdAt then id. */
   user: UserAggregate | null
+  /** The session asked for by `sessionToken`. */
   session: SessionRecord | null
+  /** The latest session of the scene asked for by `latestSessionOfScene`. */
   latestSession: SessionRecord | null
 }
 
@@ -68,18 +71,36 @@ export const NEW_USER = 'new-user' as const
 export type UserRef = number | typeof NEW_USER
 
 /** A scene as written by a change set: its `userId` may refer to the user inserted alongside. */
-export type SceneDraft = Omit<SceneRecord, 'userId'> & { userId: UserRef | null }
+export type SceneDraft = Omit<SceneRecord, 'userId'> & {
+  /** The bound user: an id, {@link NEW_USER}, or null while unbound. */
+  userId: UserRef | null
+}
 
 /** An authorization to insert; its owner is the user of the change set, its id is assigned by the store. */
 export type NewAuthorization = Omit<AuthorizationRecord, 'id' | 'userId'>
 
 /** A session to insert; its id is assigned by the store. */
-export type NewSession = Omit<SessionRecord, 'id' | 'userId'> & { userId: UserRef }
+export type NewSession = Omit<SessionRecord, 'id' | 'userId'> & {
+  /** The session's user: an id, or {@link NEW_USER}. */
+  userId: UserRef
+}
 
 /** Insert a new scene (expects no scene with the same `sceneStr`), or replace one (expects its version). */
 export type SceneWrite =
-  | { op: 'insert'; scene: Omit<SceneRecord, 'id'> }
-  | { op: 'update'; scene: SceneDraft; expectedVersion: number }
+  | {
+      /** Insert a new scene. */
+      op: 'insert'
+      /** The scene, without the id the store assigns. */
+      scene: Omit<SceneRecord, 'id'>
+    }
+  | {
+      /** Replace a stored scene (matched by `scene.id` / `scene.sceneStr`). */
+      op: 'update'
+      /** The scene as it must be stored, its `version` already bumped. */
+      scene: SceneDraft
+      /** The version the stored scene must still have. */
+      expectedVersion: number
+    }
 
 /**
  * Insert a new user (expects no user with the same openid), or replace one (expects its version).
@@ -87,12 +108,24 @@ export type SceneWrite =
  * (matched by id; they belong to this user).
  */
 export type UserWrite =
-  | { op: 'insert'; user: Omit<UserRecord, 'id'>; insertAuthorizations: NewAuthorization[] }
   | {
-      op: 'update'
-      user: UserRecord
-      expectedVersion: number
+      /** Insert a new user. */
+      op: 'insert'
+      /** The user, without the id the store assigns. */
+      user: Omit<UserRecord, 'id'>
+      /** Authorizations of the new user, in creation order. */
       insertAuthorizations: NewAuthorization[]
+    }
+  | {
+      /** Replace a stored user (matched by `user.id`). */
+      op: 'update'
+      /** The user as it must be stored, its `version` already bumped. */
+      user: UserRecord
+      /** The version the stored user must still have. */
+      expectedVersion: number
+      /** New authorizations of this user, in creation order. */
+      insertAuthorizations: NewAuthorization[]
+      /** Stored authorizations of this user to replace, matched by id. */
       updateAuthorizations: AuthorizationRecord[]
     }
 
@@ -101,15 +134,21 @@ export type UserWrite =
  * authorizations) and one new session: the aggregates of one operation.
  */
 export interface ChangeSet {
+  /** The scene to insert or replace. */
   scene?: SceneWrite
+  /** The user (and its authorizations) to insert or replace. */
   user?: UserWrite
+  /** A session to insert. */
   session?: NewSession
 }
 
 /** Ids the store assigned to what a commit inserted (`null` where nothing of that kind was inserted). */
 export interface AssignedIds {
+  /** The inserted scene's id. */
   sceneId: number | null
+  /** The inserted user's id. */
   userId: number | null
+  /** The inserted session's id. */
   sessionId: number | null
   /** In the order of `insertAuthorizations`. */
   authorizationIds: number[]
@@ -120,7 +159,19 @@ export interface AssignedIds {
  * not hold (nothing applied). `conflict` names the aggregate whose expectation failed: another writer
  * changed it since it was loaded, or inserted it first.
  */
-export type CommitResult = { ok: true; ids: AssignedIds } | { ok: false; conflict: 'scene' | 'user' }
+export type CommitResult =
+  | {
+      /** Applied. */
+      ok: true
+      /** The ids assigned to what was inserted. */
+      ids: AssignedIds
+    }
+  | {
+      /** Refused; nothing was applied. */
+      ok: false
+      /** Whose expectation failed. */
+      conflict: 'scene' | 'user'
+    }
 
 /**
  * A storage backend for scanauth. Implementations: `MemoryStore` (here), `SqliteStore`

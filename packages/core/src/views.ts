@@ -9,24 +9,33 @@ import type { AuthorizationDraft } from './rules/authorizations'
 
 /** The authorization summary of a poll (specification section 2, wire shape, in camelCase). */
 export interface AuthorizationSummary {
+  /** `time` or `points`. */
   type: AuthorizationType
   /** ISO 8601 end of a time authorization; null when it has no end time (points). */
   endAt: string | null
+  /** Points left (0 for time authorizations). */
   remainingPoints: number
 }
 
 /** A stored authorization, as `grant`, `consume` and `verifySession` return it. */
 export interface Authorization {
+  /** Id assigned by the store (increasing). */
   id: number
+  /** Owner. */
   userId: number
+  /** `time` or `points`. */
   type: AuthorizationType
+  /** `pending`, `active`, `expired` or `exhausted`. */
   status: AuthorizationStatus
   /** ISO 8601. */
   startAt: string
   /** ISO 8601, or null for points. */
   endAt: string | null
+  /** Points left (0 for time authorizations). */
   remainingPoints: number
+  /** Points granted (0 for time authorizations). */
   totalPoints: number
+  /** `free` for the free trial; `purchase`, `admin` or an application string. */
   source: string
   /** ISO 8601. */
   createdAt: string

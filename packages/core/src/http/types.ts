@@ -23,8 +23,11 @@ export interface HttpRequest {
 
 /** The response to send. `body` is a JSON value; send it with `JSON.stringify`. */
 export interface HttpResponse {
+  /** HTTP status. */
   status: number
+  /** Response headers (lower-case names): content type, `cache-control: no-store`, `allow`, `www-authenticate`. */
   headers?: Record<string, string>
+  /** The JSON body: the specification's wire shape, or `{detail}` for errors. */
   body: unknown
 }
 
