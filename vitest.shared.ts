@@ -2,7 +2,9 @@
 // sources (the `@scanauth/source` export condition), so tests never need a build first.
 import { defineProject, type UserWorkspaceConfig } from 'vitest/config'
 
-const conditions = ['@scanauth/source', 'import', 'module', 'node', 'default']
+// Vite's own server-side defaults after ours. (Listing `import` here would be passed to test workers
+// as a Node `--conditions` flag and make require() of CommonJS dependencies pick ESM builds.)
+const conditions = ['@scanauth/source', 'module', 'node', 'development|production']
 
 /** Defines one package's test project with the shared resolution settings. */
 export function scanauthProject(name: string, test: NonNullable<UserWorkspaceConfig['test']> = {}) {

@@ -145,6 +145,11 @@ describe('routing', () => {
     expect(await handle({ method: 'GET', path: '/auth/consume' })).toMatchObject({ status: 405 })
   })
 
+  it('answers HEAD like GET on GET routes', async () => {
+    expect(await handle({ method: 'HEAD', path: '/auth/status', query: {} })).toMatchObject({ status: 400 })
+    expect(await handle({ method: 'HEAD', path: '/auth/create_scene' })).toMatchObject({ status: 405 })
+  })
+
   it('serves at another base path, or at the root', async () => {
     const atRoot = createHttpHandler(auth, { basePath: '' })
     expect((await atRoot({ method: 'POST', path: '/create_scene', body: { device_id: 'x' } }))?.status).toBe(200)

@@ -94,8 +94,8 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
     const route = ROUTES[path.slice(base.length)]
     if (route === undefined) return undefined
     const method = request.method.toUpperCase()
-    // HEAD is answered by frameworks from GET; anything else on our path but the route's method is 405.
-    if (method !== route.method) {
+    // HEAD is a GET without a body (the server drops it); anything else but the route's method is 405.
+    if (method !== route.method && !(method === 'HEAD' && route.method === 'GET')) {
       return respond(405, errorBody(`Method ${method} is not allowed; use ${route.method}`), { allow: route.method })
     }
     try {
