@@ -54,4 +54,5 @@ export type {
 } from './records'
 export { createHttpHandler } from './http/handler'
 export type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from './http/types'
+export { readRawBody, firstQueryValues } from './http/node-body'
 export { SCENE_STR_PATTERN, newSceneStr, newSessionToken } from './random'

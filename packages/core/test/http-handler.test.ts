@@ -133,7 +133,7 @@ describe('GET session and POST consume', () => {
 
 describe('routing', () => {
   it('returns undefined for paths that are not ours', async () => {
-    for (const path of ['/', '/auth', '/auth/', '/auth/other', '/authx/status', '/other/status', '/auth/status/extra']) {
+    for (const path of ['/', '/auth', '/auth/', '/auth/other', '/authx/status', '/other/status', '/auth/status/extra', '/auth/__proto__', '/auth/toString']) {
       expect(await handle({ method: 'GET', path })).toBeUndefined()
     }
   })
@@ -158,13 +158,23 @@ describe('routing', () => {
     expect(await nested({ method: 'POST', path: '/auth/create_scene', body: { device_id: 'x' } })).toBeUndefined()
   })
 
-  it('hides unexpected errors behind a 500 {detail}', async () => {
+  it('hides unexpected errors behind a 500 {detail} and reports them to onError', async () => {
     const broken = createScanAuth({
       store: { load: () => Promise.reject(new Error('disk on fire')), commit: () => Promise.reject(new Error('disk on fire')) },
       qr,
       now: clock.now,
     })
-    const res = await createHttpHandler(broken)({ method: 'GET', path: '/auth/status', query: { scene: `pc_${'1'.repeat(32)}` } })
+    const reported: unknown[] = []
+    const res = await createHttpHandler(broken, { onError: (e) => reported.push(e) })({ method: 'GET', path: '/auth/status', query: { scene: `pc_${'1'.repeat(32)}` } })
     expect(res).toMatchObject({ status: 500, body: { detail: 'Internal error' } })
+    expect(reported).toEqual([new Error('disk on fire')])
+  })
+
+  it('owns() tells whether a path is one of its routes, for any method', () => {
+    expect(handle.owns('/auth/status')).toBe(true)
+    expect(handle.owns('/auth/create_scene?x=1')).toBe(true)
+    expect(handle.owns('/auth/constructor')).toBe(false)
+    expect(handle.owns('/auth/elsewhere')).toBe(false)
+    expect(handle.owns('/status')).toBe(false)
   })
 })

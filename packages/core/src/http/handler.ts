@@ -87,11 +87,14 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
   const base = normalizeBase(options.basePath ?? '/auth')
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024
 
-  return async function handle(request) {
-    const q = request.path.indexOf('?')
-    const path = q >= 0 ? request.path.slice(0, q) : request.path
-    if (!path.startsWith(`${base}/`)) return undefined
-    const route = ROUTES[path.slice(base.length)]
+  const routeOf = (pathWithQuery: string) => {
+    const q = pathWithQuery.indexOf('?')
+    const path = q >= 0 ? pathWithQuery.slice(0, q) : pathWithQuery
+    return path.startsWith(`${base}/`) && Object.hasOwn(ROUTES, path.slice(base.length)) ? ROUTES[path.slice(base.length)] : undefined
+  }
+
+  const handle = async function handle(request: HttpRequest): Promise<HttpResponse | undefined> {
+    const route = routeOf(request.path)
     if (route === undefined) return undefined
     const method = request.method.toUpperCase()
     // HEAD is a GET without a body (the server drops it); anything else but the route's method is 405.
@@ -101,9 +104,11 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
     try {
       return respond(200, await route.run(request, auth, maxBodyBytes))
     } catch (error) {
+      if (!(error instanceof ScanAuthError)) options.onError?.(error, request)
       return errorResponse(error)
     }
   }
+  return Object.assign(handle, { owns: (path: string) => routeOf(path) !== undefined })
 }
 
 function respond(status: number, body: unknown, extra: Record<string, string> = {}): HttpResponse {

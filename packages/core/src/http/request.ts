@@ -8,7 +8,7 @@ import type { HttpRequest } from './types'
 /** The first value of a query parameter, from the request's query object and/or its path. */
 export function queryValue(request: HttpRequest, name: string): string | undefined {
   const q = request.query
-  let value: string | string[] | undefined | null
+  let value: unknown
   if (q instanceof URLSearchParams) value = q.get(name)
   else if (q !== undefined) value = q[name]
   if (value === undefined || value === null) {

@@ -10,8 +10,11 @@ export interface HttpRequest {
   method: string
   /** The path, e.g. `/auth/status`. A query string after `?` is read too. */
   path: string
-  /** Query parameters, as a plain object (first value of an array wins) or `URLSearchParams`. */
-  query?: Record<string, string | string[] | undefined> | URLSearchParams
+  /**
+   * Query parameters, as a framework parsed them (first value of an array wins; anything that is not a
+   * string is ignored) or as `URLSearchParams`.
+   */
+  query?: Record<string, unknown> | URLSearchParams
   /** Request headers; names in any case. */
   headers?: Record<string, string | string[] | undefined>
   /**
@@ -37,7 +40,19 @@ export interface HttpHandlerOptions {
   basePath?: string
   /** Largest raw body accepted, in bytes. Default 16 KiB. */
   maxBodyBytes?: number
+  /**
+   * Called with every unexpected error (a store failure, a bug) before the handler answers 500
+   * `{detail: 'Internal error'}`, so the app can log it. `ScanAuthError`s are answers, not reported.
+   */
+  onError?(error: unknown, request: HttpRequest): void
 }
 
 /** Answers requests for our routes; resolves `undefined` for every other path, so a framework can fall through. */
-export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse | undefined>
+export interface HttpHandler {
+  (request: HttpRequest): Promise<HttpResponse | undefined>
+  /**
+   * Whether `path` is one of the handler's routes (whatever the method), without running anything:
+   * a middleware reads the request body only when it is.
+   */
+  owns(path: string): boolean
+}

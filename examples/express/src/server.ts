@@ -1,0 +1,8 @@
+/**
+ * `npm start`: the Express example server, configured from the environment (see `wiring.ts`). With no
+ * WeChat account configured it starts the WeChat emulator in-process, so it runs anywhere.
+ */
+import { startServer } from './app'
+import { main } from './wiring'
+
+await main(startServer)

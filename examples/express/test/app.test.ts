@@ -1,0 +1,48 @@
+// The Express example server (src/app.ts) over real sockets: the shared suite, then what is Express's own.
+import { describe, expect, it } from 'vitest'
+import { configFromEnv, startServer } from '../src/app'
+import { ConfigError } from '../src/wiring'
+import { describeExampleApp } from './app-suite'
+
+describeExampleApp('express', startServer)
+
+describe('configFromEnv', () => {
+  it('defaults to port 3000, SQLite in ./data and the emulator', () => {
+    const config = configFromEnv({})
+    expect(config.port).toBe(3000)
+    expect(config.store).toEqual({ kind: 'sqlite', filename: expect.stringMatching(/[/\\]data[/\\]scanauth\.sqlite$/) })
+    expect(config.wechat).toEqual({ kind: 'emulator' })
+  })
+
+  it('reads every variable', () => {
+    const config = configFromEnv({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SCANAUTH_STORE: 'redis',
+      REDIS_URL: 'redis://example:6380',
+      SCANAUTH_REDIS_PREFIX: 'app:',
+      SCANAUTH_SCENE_TTL_SECONDS: '120',
+      WECHAT_APP_ID: 'wx1',
+      WECHAT_APP_SECRET: 'secret',
+      WECHAT_TOKEN: 'token',
+      WECHAT_ENCODING_AES_KEY: 'k'.repeat(43),
+      WECHAT_API_BASE: 'http://127.0.0.1:9',
+    })
+    expect(config).toEqual({
+      port: 0,
+      host: '127.0.0.1',
+      store: { kind: 'redis', url: 'redis://example:6380', keyPrefix: 'app:' },
+      wechat: { kind: 'account', appId: 'wx1', appSecret: 'secret', token: 'token', encodingAESKey: 'k'.repeat(43), apiBaseUrl: 'http://127.0.0.1:9' },
+      sceneTtlSeconds: 120,
+    })
+    expect(configFromEnv({ SCANAUTH_STORE: 'memory' }).store).toEqual({ kind: 'memory' })
+  })
+
+  it('says what is wrong', () => {
+    expect(() => configFromEnv({ PORT: 'eighty' })).toThrow(ConfigError)
+    expect(() => configFromEnv({ PORT: '70000' })).toThrow(/PORT/)
+    expect(() => configFromEnv({ SCANAUTH_STORE: 'mongo' })).toThrow(/SCANAUTH_STORE/)
+    expect(() => configFromEnv({ WECHAT_APP_ID: 'wx1' })).toThrow(/WECHAT_APP_SECRET, WECHAT_TOKEN/)
+    expect(() => configFromEnv({ WECHAT_API_BASE: 'http://x' })).toThrow(/WECHAT_APP_ID/)
+  })
+})

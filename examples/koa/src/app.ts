@@ -1,0 +1,66 @@
+/**
+ * The Koa example app: an ordinary Koa app (@koa/bodyparser, routes of its own) with scanauth at
+ * `/auth`, the WeChat callback at `/wechat/callback`, and the demo page at `/`. The configuration,
+ * store and platform wiring, and the page are the Express example's (one copy, shared by path).
+ *
+ * @module
+ */
+import Koa from 'koa'
+import { bodyParser } from '@koa/bodyparser'
+import { scanAuthMiddleware, wechatCallbackMiddleware } from './middleware'
+import { createWiring, listenAndWire, publicFile, type ExampleConfig, type RunningServer, type Wiring } from '../../express/src/wiring'
+
+export { configFromEnv, type ExampleConfig, type RunningServer } from '../../express/src/wiring'
+
+/** Builds the app for `config` (store, platform, routes); `wiring.close()` releases them. */
+export async function createApp(config: ExampleConfig): Promise<{ app: Koa; wiring: Wiring }> {
+  const wiring = await createWiring(config, 'koa')
+  const app = new Koa()
+  app.silent = true // errors are logged below, once
+  app.on('error', (error: unknown, ctx?: Koa.Context) => wiring.log(`error on ${ctx?.method} ${ctx?.path}: ${error instanceof Error ? error.stack : String(error)}`))
+  app.use(async (ctx, next) => {
+    try {
+      await next()
+    } finally {
+      wiring.logRequest(ctx.method, ctx.path, ctx.status)
+    }
+  })
+  // The app's own global parser: scanauth and the WeChat callback work beside it.
+  app.use(bodyParser())
+
+  app.use(scanAuthMiddleware(wiring.auth, { prefix: '/auth' }))
+  app.use(wechatCallbackMiddleware(wiring.wechatCallback, { path: '/wechat/callback' }))
+
+  // Routes of the app itself. `/api/me` shows how a route of yours checks the session.
+  app.use(async (ctx, next) => {
+    const route = `${ctx.method} ${ctx.path}`
+    if (route === 'GET /healthz') ctx.body = 'ok'
+    else if (route === 'GET /api/me') {
+      const token = /^Bearer (\S+)$/i.exec(ctx.get('authorization'))?.[1]
+      const session = token ? await wiring.auth.verifySession(token) : null
+      if (session === null) {
+        ctx.status = 401
+        ctx.body = { detail: 'Sign in by scanning the code' }
+      } else ctx.body = { user_id: session.userId, device_id: session.deviceId, authorization: session.authorization }
+    } else if (route === 'GET /demo/config') send(ctx, wiring.demoConfig())
+    else if (route === 'POST /demo/emulator-scan') send(ctx, await wiring.demoScan(ctx.request.body))
+    else if (ctx.method === 'GET' || ctx.method === 'HEAD') {
+      const file = await publicFile(ctx.path)
+      if (file === undefined) return next()
+      ctx.type = file.type
+      ctx.body = file.body
+    } else await next()
+  })
+  return { app, wiring }
+}
+
+/** Creates the app and listens (`config.port` 0 picks a free port); the result says where, and closes it all. */
+export async function startServer(config: ExampleConfig): Promise<RunningServer> {
+  const { app, wiring } = await createApp(config)
+  return listenAndWire(app.callback(), wiring, config)
+}
+
+function send(ctx: Koa.Context, r: { status: number; body: unknown }): void {
+  ctx.status = r.status
+  ctx.body = r.body
+}

@@ -1,0 +1,133 @@
+/**
+ * Options of `createWechatCallback`, their defaults, and the request and response it works with.
+ *
+ * @module
+ */
+import type { ScanAuth, ScanResult } from '@scanauth/core'
+import { decodeAesKey } from './crypto'
+import type { WechatMessage } from './message'
+import { defaultReply } from './reply'
+
+/** A push as any Node framework can describe it. */
+export interface WechatCallbackRequest {
+  /** `GET` (URL verification) or `POST` (messages and events); any case. */
+  method: string
+  /** The query parameters: a plain object (first value of an array wins) or `URLSearchParams`. */
+  query: Record<string, string | string[] | undefined> | URLSearchParams
+  /**
+   * The **raw** body: a string or the bytes (`Buffer`/`Uint8Array`). Mount the callback before any
+   * JSON/XML/urlencoded body parser, or give it the raw body the parser kept; a parsed object cannot
+   * be checked and is refused with 400.
+   */
+  body?: string | Uint8Array | unknown
+}
+
+/** What to send back. Always a string body. */
+export interface WechatCallbackResponse {
+  status: number
+  headers: Record<string, string>
+  body: string
+}
+
+/** The callback: one request in, one response out. Never throws. */
+export type WechatCallback = (request: WechatCallbackRequest) => Promise<WechatCallbackResponse>
+
+/** Context given to `onMessage`. */
+export interface WechatMessageContext {
+  /** True when the push came encrypted (safe or compatible mode). */
+  encrypted: boolean
+}
+
+/** Options of `createWechatCallback`. */
+export interface WechatCallbackOptions {
+  /** Anything with core's `handleScan`, normally the instance from `createScanAuth`. */
+  auth: Pick<ScanAuth, 'handleScan'>
+  /** The Token (令牌) set on the account's server configuration page. */
+  token: string
+  /** The AppID: checked against the appid inside every encrypted message. */
+  appId: string
+  /** The EncodingAESKey (43 characters), for safe and compatible mode. Without it, only plain pushes are understood. */
+  encodingAESKey?: string
+  /** The previous EncodingAESKey while a key change rolls out; tried when the current one fails. */
+  previousEncodingAESKey?: string
+  /** Refuse plain (unencrypted) POSTs. Turn on once the account is in safe mode: only then is the body authenticated. Default false. */
+  requireEncryption?: boolean
+  /** Accept a push only if its `timestamp` is within this many seconds of `now` (either way). Default 300; `false` turns the check off. */
+  replayWindowSeconds?: number | false
+  /**
+   * The text sent to the user after a scan, or `null` for none (WeChat then gets `success`). Default
+   * `defaultReply`: "Signed in." / "Please purchase to continue." / a hint to refresh an invalid code. `false` never replies. Runs inside WeChat's 5-second budget: keep it fast.
+   */
+  reply?: ((result: ScanResult, message: WechatMessage) => string | null | undefined | Promise<string | null | undefined>) | false
+  /**
+   * Every push that is not a scanauth scan (text messages, menu clicks, plain follows, ...): an account
+   * has only one push URL, so the app's other handling goes here. A returned string is sent to the
+   * user as a passive text reply.
+   */
+  onMessage?: (message: WechatMessage, context: WechatMessageContext) => string | null | undefined | void | Promise<string | null | undefined | void>
+  /** Errors from `auth.handleScan`, `reply` or `onMessage` (the push is still answered). */
+  onError?: (error: unknown, message: WechatMessage) => void
+  /** Largest body accepted, in bytes. Default 64 KiB (pushes are a few hundred bytes). */
+  maxBodyBytes?: number
+  /** Answer `success` if handling takes longer than this; the work goes on. WeChat gives up at 5000 ms. Default 4000. */
+  replyDeadlineMs?: number
+  /** Clock in epoch milliseconds. Default `Date.now`. */
+  now?: () => number
+}
+
+/** The options after validation, with defaults filled in. */
+export interface ResolvedCallbackOptions {
+  auth: Pick<ScanAuth, 'handleScan'>
+  token: string
+  appId: string
+  /** Current key first, then the previous one. */
+  keys: Buffer[]
+  requireEncryption: boolean
+  replayWindowMs: number | null
+  reply: NonNullable<WechatCallbackOptions['reply']>
+  onMessage: WechatCallbackOptions['onMessage']
+  onError: WechatCallbackOptions['onError']
+  maxBodyBytes: number
+  replyDeadlineMs: number
+  now: () => number
+}
+
+/** Validates the options (throwing a `TypeError` that names the bad one) and fills in defaults. */
+export function resolveCallbackOptions(options: WechatCallbackOptions): ResolvedCallbackOptions {
+  const fail = (what: string): never => {
+    throw new TypeError(`createWechatCallback: ${what}`)
+  }
+  if (typeof options?.auth?.handleScan !== 'function') fail('auth must have handleScan()')
+  if (typeof options.token !== 'string' || options.token === '') fail('token is required')
+  if (typeof options.appId !== 'string' || options.appId === '') fail('appId is required')
+  if (options.requireEncryption && options.encodingAESKey === undefined) fail('requireEncryption needs encodingAESKey')
+  const keys: Buffer[] = []
+  for (const [name, value] of [['encodingAESKey', options.encodingAESKey], ['previousEncodingAESKey', options.previousEncodingAESKey]] as const) {
+    if (value === undefined) continue
+    try {
+      keys.push(decodeAesKey(value))
+    } catch {
+      fail(`${name} must be 43 characters from [A-Za-z0-9] (the base64 alphabet)`)
+    }
+  }
+  const window = options.replayWindowSeconds ?? 300
+  if (window !== false && !(typeof window === 'number' && window > 0)) fail('replayWindowSeconds must be a positive number or false')
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024
+  if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) fail('maxBodyBytes must be a positive integer')
+  const replyDeadlineMs = options.replyDeadlineMs ?? 4000
+  if (!(replyDeadlineMs > 0)) fail('replyDeadlineMs must be positive')
+  return {
+    auth: options.auth,
+    token: options.token,
+    appId: options.appId,
+    keys,
+    requireEncryption: options.requireEncryption ?? false,
+    replayWindowMs: window === false ? null : window * 1000,
+    reply: options.reply ?? defaultReply,
+    onMessage: options.onMessage,
+    onError: options.onError,
+    maxBodyBytes,
+    replyDeadlineMs,
+    now: options.now ?? Date.now,
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * The emulator's HTTP server: WeChat's API paths, the HTML page, and two JSON endpoints behind the
+ * page. A plain `node:http` server, so clients talk to it over real sockets.
+ *
+ * @module
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { apiError, classicToken, createQrCode, showQrCode, stableToken, type ApiAnswer, type ApiContext } from './api'
+import type { FailureQueue } from './failures'
+import { emulatorPage } from './page'
+import type { EmulatorTickets } from './tickets'
+import type { EmulatorTokens } from './tokens'
+import type { EmulatorEndpoint, EmulatorPushResult, EmulatorRequest, EmulatorScanInput } from './types'
+
+/** Bodies larger than this are refused; real API bodies are tiny. */
+const MAX_BODY_BYTES = 1024 * 1024
+
+/** Everything the server serves from. */
+export interface EmulatorServerDeps {
+  appId: string
+  appSecret: string
+  demoOpenid: string
+  tokens: EmulatorTokens
+  tickets: EmulatorTickets
+  failures: FailureQueue
+  log: EmulatorRequest[]
+  now: () => number
+  /** Performs a scan (the page's clicks). */
+  scan(input: EmulatorScanInput): Promise<EmulatorPushResult>
+}
+
+type Handler = (context: ApiContext) => ApiAnswer | Promise<ApiAnswer>
+
+const API: Record<string, { endpoint: EmulatorEndpoint; handle: Handler }> = {
+  '/cgi-bin/stable_token': { endpoint: 'stable_token', handle: stableToken },
+  '/cgi-bin/token': { endpoint: 'token', handle: classicToken },
+  '/cgi-bin/qrcode/create': { endpoint: 'qrcode/create', handle: createQrCode },
+  '/cgi-bin/showqrcode': { endpoint: 'showqrcode', handle: showQrCode },
+}
+
+/** Starts listening and resolves with the server and its base URL. */
+export async function listen(deps: EmulatorServerDeps, port: number, host: string): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    serve(deps, req, res).catch((error: unknown) => {
+      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `emulator error: ${error instanceof Error ? error.message : String(error)}`)
+      else res.destroy()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address() as AddressInfo
+  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  return { server, url: `http://${hostPart}:${address.port}` }
+}
+
+async function serve(deps: EmulatorServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://emulator.invalid')
+  const method = (req.method ?? 'GET').toUpperCase()
+  const route = API[url.pathname]
+  if (route !== undefined) return serveApi(deps, route, method, url, req, res)
+
+  if (method === 'GET' && url.pathname === '/') return send(res, 200, 'text/html; charset=utf-8', emulatorPage({ appId: deps.appId, demoOpenid: deps.demoOpenid }))
+  if (method === 'GET' && (url.pathname === '/scan' || url.pathname.startsWith('/q/'))) {
+    const code = url.pathname === '/scan' ? deps.tickets.byTicket(url.searchParams.get('ticket') ?? '') : deps.tickets.byCode(url.pathname.slice(3))
+    // An unknown code still gets the page, which says so: a phone camera lands here.
+    return send(res, 200, 'text/html; charset=utf-8', emulatorPage({ appId: deps.appId, demoOpenid: deps.demoOpenid, ticket: code?.ticket ?? '' }))
+  }
+  if (method === 'GET' && url.pathname === '/emulator/tickets') return sendJson(res, 200, deps.tickets.all())
+  if (method === 'POST' && url.pathname === '/emulator/scan') {
+    let input: Record<string, unknown>
+    try {
+      input = JSON.parse((await readBody(req)).toString('utf8')) as Record<string, unknown>
+    } catch {
+      return sendJson(res, 400, { detail: 'a JSON body {ticket, openid?, subscribed?} is required' })
+    }
+    const ticket = typeof input?.ticket === 'string' ? input.ticket : undefined
+    const openid = typeof input.openid === 'string' && input.openid !== '' ? input.openid : deps.demoOpenid
+    if (ticket === undefined) return sendJson(res, 400, { detail: 'ticket is required' })
+    try {
+      const result = await deps.scan({ ticket, openid, subscribed: typeof input.subscribed === 'boolean' ? input.subscribed : undefined })
+      return sendJson(res, 200, result)
+    } catch (error) {
+      return sendJson(res, 409, { detail: error instanceof Error ? error.message : String(error) })
+    }
+  }
+  return send(res, 404, 'text/plain; charset=utf-8', 'not found')
+}
+
+async function serveApi(
+  deps: EmulatorServerDeps,
+  route: { endpoint: EmulatorEndpoint; handle: Handler },
+  method: string,
+  url: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const entry: EmulatorRequest = { at: deps.now(), method, path: url.pathname, status: 0 }
+  deps.log.push(entry)
+  const body = method === 'POST' ? await readBody(req) : Buffer.alloc(0)
+  const failure = deps.failures.take(route.endpoint)
+  let answer: ApiAnswer | undefined
+  if (failure !== undefined) {
+    // A hang is never answered; the connection is cut when the emulator closes.
+    if ('hang' in failure) return
+    if ('delayMs' in failure) await new Promise((resolve) => setTimeout(resolve, failure.delayMs))
+    else if ('errcode' in failure) answer = apiError(failure.errcode, failure.errmsg ?? 'emulated failure')
+    else answer = { status: failure.httpStatus, contentType: 'text/html; charset=utf-8', body: failure.body ?? '' }
+  }
+  answer ??= await route.handle({
+    method,
+    query: url.searchParams,
+    body: body.toString('utf8'),
+    appId: deps.appId,
+    appSecret: deps.appSecret,
+    tokens: deps.tokens,
+    tickets: deps.tickets,
+  })
+  entry.status = answer.status
+  if (answer.errcode !== undefined) entry.errcode = answer.errcode
+  send(res, answer.status, answer.contentType, answer.body)
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error('request body is too large'))
+        req.destroy()
+      } else chunks.push(chunk)
+    })
+    req.on('end', () => resolve(Buffer.concat(chunks)))
+    req.on('error', reject)
+  })
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string | Buffer): void {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' })
+  res.end(body)
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value))
+}

@@ -1,0 +1,35 @@
+/**
+ * `@scanauth/wechat`: the WeChat Official Account platform for scanauth.
+ *
+ * - {@link createWechatQrProvider}: core's `QrProvider` on the WeChat API (stable or classic access
+ *   token, cached and shared, temporary `QR_STR_SCENE` codes).
+ * - {@link createWechatCallback}: the account's push URL: signature, replay window, safe-mode AES,
+ *   scans to `auth.handleScan`, everything else to `onMessage`, an answer within 5 seconds.
+ * - The emulator for local work and tests is a separate entry point: `@scanauth/wechat/emulator`.
+ *
+ * @packageDocumentation
+ */
+export {
+  createWechatQrProvider,
+  WECHAT_API_BASE_URL,
+  WECHAT_IMAGE_BASE_URL,
+  type WechatQrProvider,
+  type WechatQrProviderOptions,
+  type WechatQrCode,
+} from './qr-provider'
+export type { TokenCache, CachedToken } from './token'
+export type { FetchLike } from './api-client'
+export { WechatError, WechatApiError, WechatHttpError, TOKEN_ERRCODES, type WechatHttpFailure } from './errors'
+export { createWechatCallback } from './callback'
+export type {
+  WechatCallback,
+  WechatCallbackOptions,
+  WechatCallbackRequest,
+  WechatCallbackResponse,
+  WechatMessageContext,
+} from './callback-options'
+export { SUBSCRIBE_SCENE_PREFIX, sceneOfScan, type WechatMessage } from './message'
+export { DEFAULT_REPLY_TEXTS, defaultReply, SUCCESS_BODY } from './reply'
+export { computeSignature, verifySignature, verifyMsgSignature } from './signature'
+export { decodeAesKey, encryptMessage, decryptMessage, WechatCryptoError, type DecryptedMessage } from './crypto'
+export type { XmlValue, XmlObject } from './xml'

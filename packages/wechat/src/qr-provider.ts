@@ -1,0 +1,202 @@
+/**
+ * `createWechatQrProvider`: core's `QrProvider` on the WeChat Official Account API. It creates a
+ * temporary string-scene code (`QR_STR_SCENE`) and returns the address of its image.
+ *
+ * @module
+ */
+import type { QrProvider } from '@scanauth/core'
+import { callApi, joinUrl, type FetchLike } from './api-client'
+import { WechatHttpError, isTokenRejected } from './errors'
+import { createTokenSource, type FetchedToken, type TokenCache } from './token'
+
+/** WeChat's API host. */
+export const WECHAT_API_BASE_URL = 'https://api.weixin.qq.com'
+/** The host that serves QR images (`showqrcode`). */
+export const WECHAT_IMAGE_BASE_URL = 'https://mp.weixin.qq.com'
+
+/** Options of {@link createWechatQrProvider}. */
+export interface WechatQrProviderOptions {
+  /** The Official Account's AppID (开发者ID). */
+  appId: string
+  /** The AppSecret (开发者密码). */
+  appSecret: string
+  /** API base URL. Default `https://api.weixin.qq.com`; the emulator's `url` in development and tests. */
+  apiBaseUrl?: string
+  /**
+   * Base URL of QR images: the provider returns `{imageBaseUrl}/cgi-bin/showqrcode?ticket=...`.
+   * Default `https://mp.weixin.qq.com`; when only `apiBaseUrl` is set (to something other than the
+   * official API host), it defaults to `apiBaseUrl`, because the emulator serves both.
+   */
+  imageBaseUrl?: string
+  /**
+   * `stable` (default): `POST cgi-bin/stable_token` without force_refresh. Any number of processes get
+   * the same token, so they never invalidate each other.
+   * `classic`: `GET cgi-bin/token`. Each fetch invalidates the previous token after about 5 minutes,
+   * so run one fetcher or share a `tokenCache`.
+   */
+  tokenEndpoint?: 'stable' | 'classic'
+  /** A cache shared by processes, so only one of them fetches a token. Default: memory of this provider only. */
+  tokenCache?: TokenCache
+  /** Key in `tokenCache`. Default `scanauth:wechat:token:{appId}:{tokenEndpoint}`. */
+  tokenCacheKey?: string
+  /** Stop using a token this many seconds before it expires (at most half its lifetime). Default 300. */
+  refreshMarginSeconds?: number
+  /** Deadline of each HTTP request, in milliseconds. Default 5000. */
+  timeoutMs?: number
+  /** The `fetch` to use (e.g. one with a proxy dispatcher). Default: the global `fetch`. */
+  fetch?: FetchLike
+  /** Clock in epoch milliseconds, for token expiry. Default `Date.now`. */
+  now?: () => number
+  /** Called when `tokenCache` fails; the provider carries on with its own memory. */
+  onTokenCacheError?: (error: unknown) => void
+}
+
+/** A temporary QR code as WeChat created it. */
+export interface WechatQrCode {
+  /** Exchanged for the image at `showqrcode`. */
+  ticket: string
+  /** What the QR image decodes to (you may draw the image yourself from it). */
+  url: string
+  /** Validity in seconds, as WeChat answered (some accounts see 0; trust what you asked for). */
+  expireSeconds: number
+  /** `{imageBaseUrl}/cgi-bin/showqrcode?ticket=<URL-encoded ticket>`. */
+  imageUrl: string
+}
+
+/** Core's `QrProvider`, plus the lower-level calls it is built from. */
+export interface WechatQrProvider extends QrProvider {
+  /** Creates a code for `sceneStr` and returns its image address in `url` (what core stores as `qr_url`). */
+  createQr(request: { sceneStr: string; expiresInSeconds: number }): Promise<{ url: string }>
+  /** Creates a code and returns everything WeChat answered. Retries once with a new token on 40001/40014/42001. */
+  createQrCode(request: { sceneStr: string; expiresInSeconds: number }): Promise<WechatQrCode>
+  /** A valid access token (cached), e.g. to call other WeChat APIs with the same token. */
+  getAccessToken(): Promise<string>
+  /** Tells the provider WeChat rejected `token` on another API call; it is dropped unless already replaced. */
+  rejectAccessToken(token: string): void
+}
+
+/**
+ * Creates the WeChat QR provider.
+ *
+ * @example
+ * ```ts
+ * const qr = createWechatQrProvider({ appId: process.env.WECHAT_APP_ID!, appSecret: process.env.WECHAT_APP_SECRET! })
+ * const auth = createScanAuth({ store, qr })
+ * ```
+ * Against the emulator: `createWechatQrProvider({ appId, appSecret, apiBaseUrl: emulator.url })`.
+ */
+export function createWechatQrProvider(options: WechatQrProviderOptions): WechatQrProvider {
+  const { appId, appSecret } = options
+  requireText('appId', appId)
+  requireText('appSecret', appSecret)
+  const apiBaseUrl = options.apiBaseUrl ?? WECHAT_API_BASE_URL
+  const imageBaseUrl = options.imageBaseUrl ?? (options.apiBaseUrl !== undefined && !isOfficialApi(options.apiBaseUrl) ? options.apiBaseUrl : WECHAT_IMAGE_BASE_URL)
+  const tokenEndpoint = options.tokenEndpoint ?? 'stable'
+  if (tokenEndpoint !== 'stable' && tokenEndpoint !== 'classic') throw new TypeError("tokenEndpoint must be 'stable' or 'classic'")
+  const timeoutMs = options.timeoutMs ?? 5000
+  if (!(timeoutMs > 0)) throw new TypeError('timeoutMs must be positive')
+  const fetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+
+  const fetchToken = async (): Promise<FetchedToken> => {
+    const answer =
+      tokenEndpoint === 'stable'
+        ? await callApi({
+            url: joinUrl(apiBaseUrl, 'cgi-bin/stable_token'),
+            endpoint: 'cgi-bin/stable_token',
+            method: 'POST',
+            // force_refresh stays false: forcing is limited to 20 a day and invalidates everyone's token.
+            body: { grant_type: 'client_credential', appid: appId, secret: appSecret, force_refresh: false },
+            timeoutMs,
+            fetch,
+          })
+        : await callApi({
+            url: `${joinUrl(apiBaseUrl, 'cgi-bin/token')}?${new URLSearchParams({ grant_type: 'client_credential', appid: appId, secret: appSecret })}`,
+            endpoint: 'cgi-bin/token',
+            method: 'GET',
+            timeoutMs,
+            fetch,
+          })
+    const endpoint = tokenEndpoint === 'stable' ? 'cgi-bin/stable_token' : 'cgi-bin/token'
+    const accessToken = answer.access_token
+    const expiresIn = Number(answer.expires_in)
+    if (typeof accessToken !== 'string' || accessToken === '') throw badAnswer(endpoint, 'an access_token')
+    if (!Number.isFinite(expiresIn) || expiresIn <= 0) throw badAnswer(endpoint, 'a valid expires_in')
+    return { accessToken, expiresIn }
+  }
+
+  const tokens = createTokenSource({
+    fetchToken,
+    now: options.now ?? Date.now,
+    refreshMarginSeconds: options.refreshMarginSeconds ?? 300,
+    cache: options.tokenCache,
+    cacheKey: options.tokenCacheKey ?? `scanauth:wechat:token:${appId}:${tokenEndpoint}`,
+    onCacheError: options.onTokenCacheError,
+  })
+
+  const createWithToken = async (token: string, sceneStr: string, expireSeconds: number): Promise<WechatQrCode> => {
+    const endpoint = 'cgi-bin/qrcode/create'
+    const answer = await callApi({
+      url: `${joinUrl(apiBaseUrl, endpoint)}?access_token=${encodeURIComponent(token)}`,
+      endpoint,
+      method: 'POST',
+      // expire_seconds is always sent: without it WeChat falls back to a short default (60 s).
+      body: { expire_seconds: expireSeconds, action_name: 'QR_STR_SCENE', action_info: { scene: { scene_str: sceneStr } } },
+      timeoutMs,
+      fetch,
+    })
+    const ticket = answer.ticket
+    const url = answer.url
+    if (typeof ticket !== 'string' || ticket === '') throw badAnswer(endpoint, 'a ticket')
+    return {
+      ticket,
+      url: typeof url === 'string' ? url : '',
+      expireSeconds: Number(answer.expire_seconds ?? expireSeconds),
+      // Tickets are base64 and often end in "==": they must be URL-encoded.
+      imageUrl: `${joinUrl(imageBaseUrl, 'cgi-bin/showqrcode')}?ticket=${encodeURIComponent(ticket)}`,
+    }
+  }
+
+  const createQrCode: WechatQrProvider['createQrCode'] = async ({ sceneStr, expiresInSeconds }) => {
+    if (typeof sceneStr !== 'string' || sceneStr.length < 1 || sceneStr.length > 64) {
+      throw new RangeError('sceneStr must be 1 to 64 characters (WeChat scene_str limit)')
+    }
+    if (!Number.isFinite(expiresInSeconds) || expiresInSeconds <= 0) throw new RangeError('expiresInSeconds must be a positive number')
+    // WeChat's temporary codes live at most 30 days.
+    const expireSeconds = Math.min(2_592_000, Math.ceil(expiresInSeconds))
+    const token = await tokens.get()
+    try {
+      return await createWithToken(token, sceneStr, expireSeconds)
+    } catch (error) {
+      if (!isTokenRejected(error)) throw error
+      // One retry with a fresh token, never more: a second rejection is a real problem to report.
+      tokens.reject(token)
+      return createWithToken(await tokens.get(), sceneStr, expireSeconds)
+    }
+  }
+
+  return {
+    createQrCode,
+    async createQr(request) {
+      const code = await createQrCode(request)
+      return { url: code.imageUrl }
+    },
+    getAccessToken: () => tokens.get(),
+    rejectAccessToken: (token) => tokens.reject(token),
+  }
+}
+
+function requireText(name: string, value: unknown): void {
+  if (typeof value !== 'string' || value === '') throw new TypeError(`createWechatQrProvider: ${name} is required`)
+}
+
+function isOfficialApi(url: string): boolean {
+  try {
+    return new URL(url).hostname === 'api.weixin.qq.com'
+  } catch {
+    return false
+  }
+}
+
+function badAnswer(endpoint: string, what: string): WechatHttpError {
+  return new WechatHttpError(endpoint, 'bad_response', `WeChat ${endpoint} answered without ${what}`)
+}

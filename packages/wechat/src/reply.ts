@@ -1,0 +1,72 @@
+/**
+ * Passive replies: the body of the HTTP response to a push, which WeChat shows the user as a message
+ * from the account. Plain or, in safe mode, encrypted.
+ *
+ * @module
+ */
+import { randomInt } from 'node:crypto'
+import type { ScanResult } from '@scanauth/core'
+import { encryptMessage } from './crypto'
+import type { WechatMessage } from './message'
+import { computeSignature } from './signature'
+import { buildXml } from './xml'
+
+/**
+ * The body that tells WeChat "received, nothing to say". WeChat then neither retries nor shows the
+ * user "this account cannot provide service right now".
+ */
+export const SUCCESS_BODY = 'success'
+
+/** The default texts sent to the user after a scan. */
+export const DEFAULT_REPLY_TEXTS: Readonly<Record<ScanResult['result'], string>> = {
+  authorized: 'Signed in.',
+  need_purchase: 'Please purchase to continue.',
+  invalid: 'This QR code has expired or was already used. Refresh it on your device and scan again.',
+}
+
+/** The default `reply` of `createWechatCallback`: one of {@link DEFAULT_REPLY_TEXTS}. */
+export function defaultReply(result: ScanResult): string {
+  return DEFAULT_REPLY_TEXTS[result.result]
+}
+
+/**
+ * A passive text reply to `message`: to the user who sent it, from the account it was sent to.
+ *
+ * @param createTime - seconds since the epoch (the platform documents seconds; some SDKs wrongly send ms)
+ */
+export function textReplyXml(message: Pick<WechatMessage, 'FromUserName' | 'ToUserName'>, content: string, createTime: number): string {
+  return buildXml({
+    ToUserName: message.FromUserName,
+    FromUserName: message.ToUserName,
+    CreateTime: createTime,
+    MsgType: 'text',
+    Content: content,
+  })
+}
+
+/** Encryption parameters of a safe-mode reply. */
+export interface ReplySealing {
+  key: Buffer
+  appId: string
+  token: string
+  /** Seconds since the epoch. */
+  timestamp: number
+  /** Defaults to a fresh random number. */
+  nonce?: string
+}
+
+/**
+ * Wraps a reply for safe mode: `<Encrypt>` with the encrypted XML, `<MsgSignature>` over token,
+ * timestamp, nonce and the Encrypt text, and the `<TimeStamp>` and `<Nonce>` used.
+ */
+export function sealReply(xml: string, sealing: ReplySealing): string {
+  const encrypt = encryptMessage(sealing.key, sealing.appId, xml)
+  const nonce = sealing.nonce ?? String(randomInt(1_000_000_000, 10_000_000_000))
+  const timestamp = String(sealing.timestamp)
+  return buildXml({
+    Encrypt: encrypt,
+    MsgSignature: computeSignature(sealing.token, timestamp, nonce, encrypt),
+    TimeStamp: sealing.timestamp,
+    Nonce: nonce,
+  })
+}
