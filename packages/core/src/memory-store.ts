@@ -94,11 +94,13 @@ export class MemoryStore implements Store {
   }
 
   /**
-   * Deletes scenes and sessions whose expiry passed more than `retentionMs` before `now` (an
+   * Deletes scenes and sessions whose expiry passed more than `retentionMs` (default 0) before `now`
+   * (default `Date.now()`; pass the service's clock) (an
    * authorized scene only once its latest session has expired too). Users and authorizations are
    * never deleted. Returns how many records were removed.
    */
-  purgeExpired(now: number = Date.now(), retentionMs = 0): PurgeCount {
+  purgeExpired(options: { now?: number; retentionMs?: number } = {}): PurgeCount {
+    const { now = Date.now(), retentionMs = 0 } = options
     const cutoff = now - retentionMs
     let scenes = 0
     let sessions = 0

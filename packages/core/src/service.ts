@@ -43,10 +43,11 @@ const MAX_ATTEMPTS = 100
 export function createScanAuth(options: ScanAuthOptions): ScanAuth {
   const config = resolveOptions(options)
   const { store, qr, now } = config
+  // Whole milliseconds, so every backend stores integers (fractional hours or days are allowed).
   const lifetimes: Lifetimes = {
     sceneMs: config.sceneTtlSeconds * SECOND,
-    sessionMs: config.sessionTtlHours * HOUR,
-    freeTrialMs: config.freeTrialDays * DAY,
+    sessionMs: Math.round(config.sessionTtlHours * HOUR),
+    freeTrialMs: Math.round(config.freeTrialDays * DAY),
   }
   const commitLoop = makeCommitLoop(store, config)
 

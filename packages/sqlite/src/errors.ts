@@ -1,0 +1,32 @@
+/**
+ * The errors `@scanauth/sqlite` throws itself (SQLite's own errors, such as `SQLITE_BUSY`, pass
+ * through unchanged as better-sqlite3 `SqliteError`s).
+ *
+ * @module
+ */
+
+/** What went wrong, machine-readable. */
+export type SqliteStoreErrorCode =
+  /** The file was written by a newer `@scanauth/sqlite` (its schema version is above ours). */
+  | 'schema_too_new'
+  /** A migration step failed; the file is left at the version before that step. */
+  | 'migration_failed'
+  /** A change set broke the Store contract (a bug in the caller, never a race); nothing was applied. */
+  | 'invalid_change_set'
+  /** The store was closed. */
+  | 'closed'
+
+/**
+ * An error of the SQLite store. Messages start with `[@scanauth/sqlite]` so they are easy to
+ * place in a log.
+ */
+export class SqliteStoreError extends Error {
+  /** Machine-readable code. */
+  readonly code: SqliteStoreErrorCode
+
+  constructor(code: SqliteStoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(`[@scanauth/sqlite] ${message}`, options)
+    this.name = 'SqliteStoreError'
+    this.code = code
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Options of `new SqliteStore(...)` and of `purgeExpired(...)`, parsed once with zod; defaults live
+ * here and nowhere else.
+ *
+ * @module
+ */
+import type Database from 'better-sqlite3'
+import { z } from 'zod'
+
+/** A better-sqlite3 connection, recognised by the methods the store calls on it. */
+function isDatabase(value: unknown): value is Database.Database {
+  if (typeof value !== 'object' || value === null) return false
+  const v = value as Record<string, unknown>
+  return typeof v.prepare === 'function' && typeof v.transaction === 'function' && typeof v.pragma === 'function'
+}
+
+/** Options after parsing: every default filled in. */
+export interface ResolvedStoreOptions {
+  filename?: string | undefined
+  database?: Database.Database | undefined
+  busyTimeoutMs: number
+  wal: boolean
+  synchronous: 'full' | 'normal'
+}
+
+const storeOptionsSchema: z.ZodType<ResolvedStoreOptions> = z
+  .object({
+    filename: z.string().min(1).optional(),
+    database: z.custom<Database.Database>(isDatabase, { error: 'database must be an open better-sqlite3 Database' }).optional(),
+    busyTimeoutMs: z.number().int().min(0).max(2_147_483_647).default(5000),
+    wal: z.boolean().default(true),
+    synchronous: z.enum(['full', 'normal']).default('full'),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    if ((value.filename === undefined) === (value.database === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'give exactly one of filename and database', path: [] })
+      return
+    }
+    const db = value.database
+    if (db !== undefined && !db.open) ctx.addIssue({ code: 'custom', message: 'the database is closed', path: ['database'] })
+    if (db !== undefined && db.readonly) ctx.addIssue({ code: 'custom', message: 'the database is read-only', path: ['database'] })
+  })
+
+/**
+ * Options of `new SqliteStore(...)`: give exactly one of `filename` and `database`.
+ *
+ * @example
+ * ```ts
+ * new SqliteStore({ filename: './data/scanauth.db' })          // the store opens and closes the file
+ * new SqliteStore({ database: db, busyTimeoutMs: 10_000 })     // the application's own connection
+ * ```
+ */
+export interface SqliteStoreOptions {
+  /**
+   * Path of the database file; created when missing. The store opens it and closes it in
+   * `close()`. `':memory:'` works for demos, without WAL and without a second connection.
+   */
+  filename?: string
+  /**
+   * An open better-sqlite3 `Database` the application already owns (it may keep its own tables in
+   * it; ours are all named `scanauth_*`). `close()` leaves it open. The store still sets the
+   * pragmas below on this connection.
+   */
+  database?: Database.Database
+  /**
+   * How long a writer waits for another connection's write lock before failing with
+   * `SQLITE_BUSY`, in milliseconds (`PRAGMA busy_timeout`). Default 5000. Commits hold the lock
+   * for microseconds, so a wait this long means something else holds the file (a long backup
+   * step, a manual session in the sqlite3 shell).
+   */
+  busyTimeoutMs?: number
+  /**
+   * Put the file in write-ahead-log mode (`PRAGMA journal_mode = WAL`), so readers never wait
+   * for the writer and several processes can share the file. Default true. Set false only where
+   * WAL cannot work (a network filesystem); the journal mode is then left as it is.
+   */
+  wal?: boolean
+  /**
+   * `PRAGMA synchronous`. `'full'` (default) makes every commit durable on power loss before it
+   * returns. `'normal'` skips the sync of each commit in WAL mode: a crash of the process still
+   * loses nothing and never corrupts the file, but a power cut may roll back the last commits.
+   */
+  synchronous?: 'full' | 'normal'
+}
+
+/** Parses and completes the store options, or throws a `TypeError` naming the bad one. */
+export function resolveStoreOptions(options: SqliteStoreOptions): ResolvedStoreOptions {
+  return parse(storeOptionsSchema, options, 'new SqliteStore')
+}
+
+const purgeOptionsSchema = z
+  .object({
+    now: z.number().finite().optional(),
+    retentionMs: z.number().min(0).default(0),
+    batchSize: z.number().int().min(1).max(100_000).default(500),
+    maxBatches: z.number().int().min(1).optional(),
+  })
+  .strict()
+
+/** Options of {@link SqliteStore.purgeExpired}. */
+export interface PurgeOptions {
+  /** The time to purge at, in epoch milliseconds. Default `Date.now()`; pass your service's clock. */
+  now?: number
+  /**
+   * Keep expired records this many milliseconds past their expiry before deleting them (for
+   * support questions and audits). Default 0.
+   */
+  retentionMs?: number
+  /**
+   * At most this many rows of one table examined per transaction. Default 500. Each batch is one
+   * short `BEGIN IMMEDIATE` transaction, and the purge yields to the event loop between batches,
+   * so a big purge never blocks scans and polls for long.
+   */
+  batchSize?: number
+  /** Stop after this many batches even if more is left (the next call continues). Default: no limit. */
+  maxBatches?: number
+}
+
+/** Purge options after parsing. */
+export type ResolvedPurgeOptions = z.infer<typeof purgeOptionsSchema>
+
+/** Parses and completes the purge options, or throws a `TypeError` naming the bad one. */
+export function resolvePurgeOptions(options: PurgeOptions): ResolvedPurgeOptions {
+  return parse(purgeOptionsSchema, options, 'SqliteStore.purgeExpired')
+}
+
+function parse<T extends z.ZodType>(schema: T, input: unknown, where: string): z.infer<T> {
+  const result = schema.safeParse(input ?? {})
+  if (result.success) return result.data
+  const issue = result.error.issues[0]
+  const path = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''
+  throw new TypeError(`${where}: ${issue ? `${path}${issue.message}` : 'invalid options'}`)
+}

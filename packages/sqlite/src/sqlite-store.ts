@@ -1,0 +1,258 @@
+/**
+ * `SqliteStore`: the Store contract on one SQLite file through better-sqlite3.
+ *
+ * better-sqlite3 is synchronous, so a commit is one `BEGIN IMMEDIATE` transaction that runs from
+ * start to end within one call: it takes the file's write lock first (waiting up to the busy
+ * timeout), checks every expectation of the change set, applies the writes, and commits. Other
+ * connections, in this process or another, see all of it or none of it.
+ *
+ * @module
+ */
+import Database from 'better-sqlite3'
+import { NEW_USER, type AssignedIds, type ChangeSet, type CommitResult, type LoadQuery, type LoadResult, type Store, type UserRef } from '@scanauth/core'
+import { SqliteStoreError } from './errors'
+import { resolvePurgeOptions, resolveStoreOptions, type PurgeOptions, type ResolvedStoreOptions, type SqliteStoreOptions } from './options'
+import { authorizationParams, toScene, toSession, toUserAggregate, userParams } from './rows'
+import { migrate } from './schema'
+import { prepareStatements, type Statements } from './statements'
+
+/** What {@link SqliteStore.purgeExpired} removed. */
+export interface PurgeResult {
+  /** Scenes deleted. */
+  scenes: number
+  /** Sessions deleted. */
+  sessions: number
+  /** Transactions it took. */
+  batches: number
+  /** True when `maxBatches` stopped the purge before everything expired was gone. */
+  more: boolean
+}
+
+const CONFLICT_SCENE: CommitResult = Object.freeze({ ok: false, conflict: 'scene' })
+const CONFLICT_USER: CommitResult = Object.freeze({ ok: false, conflict: 'user' })
+
+/**
+ * A store on a SQLite file, shared safely by any number of connections and processes (WAL mode,
+ * one `BEGIN IMMEDIATE` transaction per commit, versions checked inside it). Creates or migrates
+ * its tables (all named `scanauth_*`) when constructed; refuses a file written by a newer release.
+ *
+ * Expired scenes and sessions stay in the file until {@link SqliteStore.purgeExpired} deletes
+ * them: call it now and then (see `docs/sqlite.md`).
+ *
+ * @example
+ * ```ts
+ * import { createScanAuth } from '@scanauth/core'
+ * import { SqliteStore } from '@scanauth/sqlite'
+ *
+ * const store = new SqliteStore({ filename: './data/scanauth.db' })
+ * const auth = createScanAuth({ store, qr })
+ * // ... on shutdown
+ * await store.close()
+ * ```
+ */
+export class SqliteStore implements Store {
+  /**
+   * The connection the store works on: the one it opened, or the application's. Use it for
+   * backups (`store.database.backup(path)`) and inspection; write the `scanauth_*` tables only
+   * through the store.
+   */
+  readonly database: Database.Database
+  private readonly ownsDatabase: boolean
+  private readonly statements: Statements
+  private readonly runCommit: (changes: ChangeSet) => CommitResult
+  private readonly runPurgeBatch: (cutoff: number, limit: number, cursor: PurgeCursor) => BatchOutcome
+  private closed = false
+
+  /**
+   * Opens (or adopts) the database, sets its pragmas and brings its schema up to date.
+   *
+   * @throws TypeError when the options are invalid.
+   * @throws {@link SqliteStoreError} `schema_too_new` when the file comes from a newer release,
+   *   `migration_failed` when a migration step fails. A database the store opened itself is
+   *   closed again before the error is thrown.
+   */
+  constructor(options: SqliteStoreOptions) {
+    const config = resolveStoreOptions(options)
+    this.ownsDatabase = config.database === undefined
+    this.database = config.database ?? new Database(config.filename as string)
+    try {
+      configure(this.database, config)
+      migrate(this.database)
+      this.statements = prepareStatements(this.database)
+    } catch (error) {
+      if (this.ownsDatabase) this.database.close()
+      throw error
+    }
+    this.runCommit = this.database.transaction((changes: ChangeSet) => this.apply(changes)).immediate
+    this.runPurgeBatch = this.database.transaction((cutoff: number, limit: number, cursor: PurgeCursor) =>
+      this.purgeBatch(cutoff, limit, cursor),
+    ).immediate
+  }
+
+  /**
+   * Reads what the query asks for, one indexed select per part: a pending poll (`{ sceneStr }`) is
+   * a single select. A user and its live authorizations come from one joined select, so they are
+   * always a consistent pair.
+   */
+  async load(query: LoadQuery): Promise<LoadResult> {
+    this.assertOpen()
+    const s = this.statements
+    let user = null
+    if (query.userId !== undefined) user = toUserAggregate(s.userById.all(query.userId))
+    else if (query.openid !== undefined) user = toUserAggregate(s.userByOpenid.all(query.openid))
+    const scene = query.sceneStr === undefined ? undefined : s.sceneByStr.get(query.sceneStr)
+    const session = query.sessionToken === undefined ? undefined : s.sessionByToken.get(query.sessionToken)
+    const latest = query.latestSessionOfScene === undefined ? undefined : s.latestSessionOfScene.get(query.latestSessionOfScene)
+    return {
+      scene: scene === undefined ? null : toScene(scene),
+      user,
+      session: session === undefined ? null : toSession(session),
+      latestSession: latest === undefined ? null : toSession(latest),
+    }
+  }
+
+  /**
+   * Applies the change set in one `BEGIN IMMEDIATE` transaction, or reports the first failed
+   * expectation (scene before user, as MemoryStore does) with nothing written. SQLite errors
+   * (`SQLITE_BUSY` after the busy timeout, a full disk) are thrown, and roll everything back.
+   */
+  async commit(changes: ChangeSet): Promise<CommitResult> {
+    this.assertOpen()
+    return this.runCommit(changes)
+  }
+
+  /**
+   * Deletes scenes and sessions whose expiry passed more than `retentionMs` before `now`, in
+   * batches of short transactions. A scene that was authorized stays as long as its latest session
+   * does (the device's poll still needs it); users and authorizations are never deleted. The same
+   * rule as `MemoryStore.purgeExpired`.
+   */
+  async purgeExpired(options: PurgeOptions = {}): Promise<PurgeResult> {
+    this.assertOpen()
+    const { now = Date.now(), retentionMs, batchSize, maxBatches = Number.POSITIVE_INFINITY } = resolvePurgeOptions(options)
+    const cutoff = now - retentionMs
+    const cursor: PurgeCursor = { expiresAt: Number.NEGATIVE_INFINITY, id: 0, scenesDone: false }
+    const result: PurgeResult = { scenes: 0, sessions: 0, batches: 0, more: false }
+    for (;;) {
+      const batch = this.runPurgeBatch(cutoff, batchSize, cursor)
+      result.scenes += batch.scenes
+      result.sessions += batch.sessions
+      result.batches++
+      if (batch.done) return result
+      if (result.batches >= maxBatches) return { ...result, more: true }
+      // Let queued scans and polls run between batches.
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      this.assertOpen()
+    }
+  }
+
+  /** Closes the database if the store opened it; a database passed in stays open. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    if (this.ownsDatabase && this.database.open) this.database.close()
+  }
+
+  /** The body of a commit; runs inside the immediate transaction. */
+  private apply(changes: ChangeSet): CommitResult {
+    const s = this.statements
+    const { scene, user, session } = changes
+
+    // Expectations first, all of them, before any write: a conflict writes nothing.
+    if (scene?.op === 'insert' && s.sceneIdByStr.get(scene.scene.sceneStr) !== undefined) return CONFLICT_SCENE
+    if (scene?.op === 'update' && s.sceneVersion.get(scene.scene.id) !== scene.expectedVersion) return CONFLICT_SCENE
+    if (user?.op === 'insert' && s.userIdByOpenid.get(user.user.openid) !== undefined) return CONFLICT_USER
+    if (user?.op === 'update' && s.userVersion.get(user.user.id) !== user.expectedVersion) return CONFLICT_USER
+
+    const ids: AssignedIds = { sceneId: null, userId: null, sessionId: null, authorizationIds: [] }
+    let ownerId: number | null = null
+    if (user) {
+      if (user.op === 'insert') {
+        ownerId = ids.userId = Number(s.insertUser.run(userParams(user.user)).lastInsertRowid)
+      } else {
+        ownerId = user.user.id
+        const params = userParams(user.user)
+        if (s.updateUser.run(params).changes === 0) s.rewriteUser.run(params)
+      }
+      for (const a of user.insertAuthorizations) {
+        ids.authorizationIds.push(Number(s.insertAuthorization.run(authorizationParams(a, ownerId)).lastInsertRowid))
+      }
+      if (user.op === 'update') {
+        for (const a of user.updateAuthorizations) {
+          const params = authorizationParams(a, ownerId)
+          if (s.updateAuthorization.run(params).changes === 0 && s.rewriteAuthorization.run(params).changes === 0) {
+            throw new SqliteStoreError('invalid_change_set', `authorization ${a.id} is not an authorization of user ${ownerId}`)
+          }
+        }
+      }
+    }
+    const resolve = (ref: UserRef): number => {
+      if (ref !== NEW_USER) return ref
+      if (user?.op !== 'insert' || ownerId === null) {
+        throw new SqliteStoreError('invalid_change_set', 'the change set refers to NEW_USER but inserts no user')
+      }
+      return ownerId
+    }
+    if (scene?.op === 'insert') {
+      ids.sceneId = Number(s.insertScene.run({ ...scene.scene, id: null }).lastInsertRowid)
+    } else if (scene?.op === 'update') {
+      const draft = scene.scene
+      const params = { ...draft, userId: draft.userId === null ? null : resolve(draft.userId) }
+      if (s.updateScene.run(params).changes === 0) s.rewriteScene.run(params)
+    }
+    if (session) {
+      ids.sessionId = Number(s.insertSession.run({ ...session, userId: resolve(session.userId) }).lastInsertRowid)
+    }
+    return { ok: true, ids }
+  }
+
+  /** One purge transaction: up to `limit` expired scenes examined, up to `limit` expired sessions deleted. */
+  private purgeBatch(cutoff: number, limit: number, cursor: PurgeCursor): BatchOutcome {
+    const s = this.statements
+    let scenes = 0
+    if (!cursor.scenesDone) {
+      const candidates = s.purgeSceneCandidates.all({ cutoff, afterExpiresAt: cursor.expiresAt, afterId: cursor.id, limit })
+      for (const c of candidates) {
+        // An authorized scene answers polls for as long as its latest session lives.
+        if (c.sessionEnd <= cutoff) scenes += s.deleteScene.run(c.id).changes
+      }
+      const last = candidates[candidates.length - 1]
+      if (last) {
+        cursor.expiresAt = last.expiresAt
+        cursor.id = last.id
+      }
+      cursor.scenesDone = candidates.length < limit
+    }
+    const sessions = s.purgeSessions.run({ cutoff, limit }).changes
+    return { scenes, sessions, done: cursor.scenesDone && sessions < limit }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SqliteStoreError('closed', 'the store is closed')
+  }
+}
+
+/** Where the scene pass of a purge has got to (the last scene examined). */
+interface PurgeCursor {
+  expiresAt: number
+  id: number
+  scenesDone: boolean
+}
+
+interface BatchOutcome {
+  scenes: number
+  sessions: number
+  done: boolean
+}
+
+/**
+ * Connection settings, set before any transaction: busy timeout first (switching to WAL needs a
+ * lock another process may hold for a moment), then journal mode, synchronous, foreign keys.
+ */
+function configure(db: Database.Database, config: ResolvedStoreOptions): void {
+  db.pragma(`busy_timeout = ${config.busyTimeoutMs}`)
+  // An in-memory database has no WAL; it keeps its 'memory' journal.
+  if (config.wal && !db.memory) db.pragma('journal_mode = WAL')
+  db.pragma(`synchronous = ${config.synchronous.toUpperCase()}`)
+  db.pragma('foreign_keys = ON')
+}

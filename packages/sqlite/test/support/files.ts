@@ -1,0 +1,84 @@
+/**
+ * Test plumbing: a fresh temporary folder per test, and every table read with raw SQL through a
+ * connection of its own, never through SqliteStore (its own mapping must not check itself).
+ */
+import Database from 'better-sqlite3'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { StoreSnapshot } from '@scanauth/testkit'
+
+/** A temporary folder with a database path in it; `remove()` deletes the folder. */
+export interface TempDb {
+  dir: string
+  filename: string
+  remove(): Promise<void>
+}
+
+/** Makes a fresh folder under the system temp dir. */
+export async function tempDb(name = 'scanauth.db'): Promise<TempDb> {
+  const dir = await mkdtemp(join(tmpdir(), 'scanauth-sqlite-'))
+  return { dir, filename: join(dir, name), remove: () => rm(dir, { recursive: true, force: true }) }
+}
+
+/** Every record in the file, read with plain SELECTs and mapped here by hand. */
+export function dumpTables(db: Database.Database): StoreSnapshot {
+  type Row = Record<string, number | string | null>
+  const all = (sql: string) => db.prepare(sql).all() as Row[]
+  const num = (v: unknown) => v as number
+  const str = (v: unknown) => v as string
+  const opt = (v: unknown) => (v === null ? null : (v as number))
+  return {
+    scenes: all('SELECT * FROM scanauth_scenes ORDER BY id').map((r) => ({
+      id: num(r.id),
+      sceneStr: str(r.scene_str),
+      deviceId: str(r.device_id),
+      status: str(r.status) as StoreSnapshot['scenes'][number]['status'],
+      userId: opt(r.user_id),
+      createdAt: num(r.created_at),
+      expiresAt: num(r.expires_at),
+      authorizedAt: opt(r.authorized_at),
+      version: num(r.version),
+    })),
+    users: all('SELECT * FROM scanauth_users ORDER BY id').map((r) => ({
+      id: num(r.id),
+      openid: str(r.openid),
+      createdAt: num(r.created_at),
+      lastSeenAt: num(r.last_seen_at),
+      hasClaimedFree: r.has_claimed_free === 1,
+      version: num(r.version),
+    })),
+    authorizations: all('SELECT * FROM scanauth_authorizations ORDER BY id').map((r) => ({
+      id: num(r.id),
+      userId: num(r.user_id),
+      type: str(r.type) as 'time' | 'points',
+      status: str(r.status) as StoreSnapshot['authorizations'][number]['status'],
+      startAt: num(r.start_at),
+      endAt: opt(r.end_at),
+      remainingPoints: num(r.remaining_points),
+      totalPoints: num(r.total_points),
+      source: str(r.source),
+      createdAt: num(r.created_at),
+      updatedAt: num(r.updated_at),
+    })),
+    sessions: all('SELECT * FROM scanauth_sessions ORDER BY id').map((r) => ({
+      id: num(r.id),
+      token: str(r.token),
+      userId: num(r.user_id),
+      deviceId: str(r.device_id),
+      sceneId: num(r.scene_id),
+      createdAt: num(r.created_at),
+      expiresAt: num(r.expires_at),
+    })),
+  }
+}
+
+/** Opens the file read-only in a connection of its own, dumps it, and closes it. */
+export function dumpFile(filename: string): StoreSnapshot {
+  const db = new Database(filename, { readonly: true })
+  try {
+    return dumpTables(db)
+  } finally {
+    db.close()
+  }
+}

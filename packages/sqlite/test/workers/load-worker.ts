@@ -1,0 +1,151 @@
+/**
+ * A worker process of the multi-process tests: one `createScanAuth` over its own SqliteStore on
+ * the shared file, driven by the parent through IPC (see `protocol.ts`). Started with
+ * `node --import tsx --conditions=@scanauth/source load-worker.ts <filename> <index>`.
+ */
+import { createScanAuth, type Store } from '@scanauth/core'
+import { SqliteStore } from '@scanauth/sqlite'
+import { emptyReport, SERVICE_SETTINGS, type Command, type Reply } from './protocol'
+
+/** Operations each worker keeps in flight at once, so its own calls interleave too. */
+const LANES = 4
+
+const [filename, indexText] = process.argv.slice(2)
+if (filename === undefined || indexText === undefined) throw new Error('usage: load-worker.ts <filename> <index>')
+const index = Number(indexText)
+
+const sqlite = new SqliteStore({ filename })
+let report = emptyReport()
+/** Counts commits and conflicts on the way through; everything else goes straight to SqliteStore. */
+const store: Store = {
+  load: (query) => sqlite.load(query),
+  async commit(changes) {
+    const result = await sqlite.commit(changes)
+    report.commits++
+    if (!result.ok) report.conflicts++
+    return result
+  },
+}
+let now = 0
+const auth = createScanAuth({ store, qr: { createQr: async () => ({ url: 'https://qr.example.test/x' }) }, now: () => now, ...SERVICE_SETTINGS })
+const random = mulberry32(0x5ca9 + index)
+let stopRequested = false
+
+const send = (reply: Reply) => process.send?.(reply)
+
+process.on('message', (command: Command) => {
+  handle(command).catch((error: unknown) => send({ kind: 'failed', error: error instanceof Error ? (error.stack ?? error.message) : String(error) }))
+})
+send({ kind: 'ready' })
+
+async function handle(command: Command): Promise<void> {
+  switch (command.kind) {
+    case 'scan':
+      now = command.now
+      await phase(shuffle(command.tasks), scanAndPoll)
+      return
+    case 'grant':
+      now = command.now
+      await phase(shuffle(command.tasks), async ({ openid, points }) => {
+        await auth.grant({ openid, type: 'points', points, source: 'purchase' })
+        report.grants++
+        report.pointsGranted += points
+      })
+      return
+    case 'consume':
+      now = command.now
+      await phase(shuffle(command.tokens), consumeOne)
+      return
+    case 'loop':
+      now = command.now
+      report = emptyReport()
+      await loop(command)
+      send({ kind: 'done', report })
+      return
+    case 'stop':
+      stopRequested = true
+      return
+    case 'exit':
+      await sqlite.close()
+      process.disconnect()
+      return
+  }
+}
+
+/** Runs `work` over every item with LANES in flight, then reports. */
+async function phase<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
+  report = emptyReport()
+  let next = 0
+  await Promise.all(
+    Array.from({ length: LANES }, async () => {
+      while (next < items.length) await work(items[next++] as T)
+    }),
+  )
+  send({ kind: 'done', report })
+}
+
+async function scanAndPoll({ sceneStr, openid }: { sceneStr: string; openid: string }): Promise<void> {
+  const result = await auth.handleScan({ sceneStr, openid })
+  report.scans++
+  if (result.result === 'invalid') report.invalid++
+  else report.processed.push({ sceneStr, openid, userId: result.userId })
+  await auth.getStatus(sceneStr)
+  report.polls++
+}
+
+async function consumeOne(sessionToken: string): Promise<void> {
+  const result = await auth.consume({ sessionToken })
+  report.consumes[result.status]++
+}
+
+/** The crash test's endless mix of every operation, until `stop`. */
+async function loop(command: Extract<Command, { kind: 'loop' }>): Promise<void> {
+  const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)] as T
+  let ops = 0
+  await Promise.all(
+    Array.from({ length: LANES }, async () => {
+      while (!stopRequested) {
+        const roll = random()
+        if (roll < 0.3) await scanAndPoll({ sceneStr: pick(command.sharedScenes), openid: pick(command.sharedOpenids) })
+        else if (roll < 0.4) {
+          await auth.getStatus(pick(command.sharedScenes))
+          report.polls++
+        } else if (roll < 0.55) {
+          await auth.grant({ openid: pick(command.ownOpenids), type: 'points', points: 3, source: 'purchase' })
+          report.grants++
+          report.pointsGranted += 3
+          report.ownPointsGranted += 3
+        } else if (roll < 0.6) {
+          await auth.grant({ openid: pick(command.sharedOpenids), type: 'points', points: 2, source: 'purchase' })
+          report.grants++
+          report.pointsGranted += 2
+        } else await consumeOne(pick(command.ownTokens))
+        if (++ops % command.progressEvery === 0) send({ kind: 'progress', ops })
+        // The store answers synchronously, so without this the lanes would chain microtasks forever
+        // and never let the event loop read the parent's `stop`.
+        await new Promise<void>((resolve) => setImmediate(resolve))
+      }
+    }),
+  )
+}
+
+function shuffle<T>(items: T[]): T[] {
+  const out = [...items]
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[out[i], out[j]] = [out[j] as T, out[i] as T]
+  }
+  return out
+}
+
+/** A small seeded generator, so each worker's order differs but a run can be repeated. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
