@@ -1,12 +1,3 @@
-import { defineConfig } from 'tsup'
+import { packageBuild } from '../../tsup.base.ts'
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-  // nanoid 5 is ESM-only: bundle it so the CommonJS build works on every Node 20.
-  noExternal: ['nanoid'],
-})
+export default packageBuild(['src/index.ts'])

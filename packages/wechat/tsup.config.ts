@@ -1,10 +1,3 @@
-import { defineConfig } from 'tsup'
+import { packageBuild } from '../../tsup.base.ts'
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/emulator/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-})
+export default packageBuild(['src/index.ts', 'src/emulator/index.ts'])

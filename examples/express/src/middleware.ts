@@ -18,6 +18,9 @@
  */
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express'
 import { createHttpHandler, firstQueryValues, readRawBody, type ScanAuth } from '@scanauth/core'
+import type { WechatCallback } from '@scanauth/wechat'
+
+export type { WechatCallback }
 
 /** Options of {@link scanAuthRouter}. */
 export interface ScanAuthRouterOptions {
@@ -27,12 +30,6 @@ export interface ScanAuthRouterOptions {
   maxBodyBytes?: number
 }
 
-/** The shape of `createWechatCallback(...)` from `@scanauth/wechat`. */
-export type WechatCallback = (request: {
-  method: string
-  query: Record<string, string>
-  body: string | Buffer
-}) => Promise<{ status: number; headers?: Record<string, string>; body: string }>
 
 const DEFAULT_MAX_BODY = 16 * 1024
 

@@ -157,7 +157,7 @@ describe('wechatCallbackMiddleware', () => {
   const echo: WechatCallback = async ({ method, query, body }) => ({
     status: 200,
     headers: { 'content-type': 'text/plain; charset=utf-8' },
-    body: `${method} ${query.signature ?? '-'} ${Buffer.isBuffer(body) ? 'buffer' : typeof body} ${body.toString()}`,
+    body: `${method} ${(query as Record<string, string>).signature ?? '-'} ${Buffer.isBuffer(body) ? 'buffer' : typeof body} ${String(body)}`,
   })
   const xml = '<xml><ToUserName><![CDATA[gh_1]]></ToUserName><Event><![CDATA[SCAN]]></Event></xml>'
 

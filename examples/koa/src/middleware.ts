@@ -17,6 +17,9 @@
  */
 import type { Context, Middleware, Next } from 'koa'
 import { createHttpHandler, firstQueryValues, readRawBody, type ScanAuth } from '@scanauth/core'
+import type { WechatCallback } from '@scanauth/wechat'
+
+export type { WechatCallback }
 
 /** Options of {@link scanAuthMiddleware}. */
 export interface ScanAuthMiddlewareOptions {
@@ -26,12 +29,6 @@ export interface ScanAuthMiddlewareOptions {
   maxBodyBytes?: number
 }
 
-/** The shape of `createWechatCallback(...)` from `@scanauth/wechat`. */
-export type WechatCallback = (request: {
-  method: string
-  query: Record<string, string>
-  body: string | Buffer
-}) => Promise<{ status: number; headers?: Record<string, string>; body: string }>
 
 /** The scanauth routes under `prefix`; every other request goes on to `next()` with its body unread. */
 export function scanAuthMiddleware(auth: ScanAuth, options: ScanAuthMiddlewareOptions = {}): Middleware {

@@ -159,7 +159,7 @@ describe('wechatCallbackMiddleware', () => {
   const echo: WechatCallback = async ({ method, query, body }) => ({
     status: 200,
     headers: { 'content-type': 'text/plain; charset=utf-8' },
-    body: `${method} ${query.signature ?? '-'} ${body.toString()}`,
+    body: `${method} ${(query as Record<string, string>).signature ?? '-'} ${String(body)}`,
   })
   const xml = '<xml><ToUserName><![CDATA[gh_1]]></ToUserName><Event><![CDATA[SCAN]]></Event></xml>'
   const post = (url: string) => fetch(`${url}/wechat/callback?signature=abc`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: xml })
