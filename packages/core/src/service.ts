@@ -71,14 +71,23 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
 
     async getStatus(sceneStr) {
       if (typeof sceneStr !== 'string' || sceneStr === '') throw new ScanAuthError('invalid_request', 'scene is required')
+      // A string that cannot be a scene_str names no scene: answer without a read.
+      if (!SCENE_STR_PATTERN.test(sceneStr)) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
+      // The hottest path, a pending poll, is this one read and an answer: no commit loop around it.
+      let { scene } = await store.load({ sceneStr })
+      if (scene === null) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
+      const first = planPoll(scene, now())
+      if (!('authorizedFor' in first) && first.changes === null) return first.finish(null)
       return commitLoop(async () => {
-        // A string that cannot be a scene_str names no scene: answer without a read.
-        const { scene } = SCENE_STR_PATTERN.test(sceneStr) ? await store.load({ sceneStr }) : { scene: null }
+        // The first round reuses the scene just read; a round after a conflict reads it again.
+        scene ??= (await store.load({ sceneStr })).scene
         if (scene === null) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
         const at = now()
-        const first = planPoll(scene, at)
-        if (!('authorizedFor' in first)) return { user: null, plan: first }
-        const loaded = await store.load({ userId: first.authorizedFor, latestSessionOfScene: scene.id })
+        const decided = planPoll(scene, at)
+        const sceneId = scene.id
+        scene = null
+        if (!('authorizedFor' in decided)) return { user: null, plan: decided }
+        const loaded = await store.load({ userId: decided.authorizedFor, latestSessionOfScene: sceneId })
         return { user: loaded.user, plan: planAuthorizedPoll({ user: loaded.user, latestSession: loaded.latestSession, now: at }) }
       })
     },

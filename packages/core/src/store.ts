@@ -19,7 +19,10 @@
  * - Ids are integers assigned by the store at commit, starting at 1 and increasing per kind, so
  *   "ties broken by lower id" means "created earlier".
  * - A commit applies all of its writes or none. Failed expectations are not errors: they return
- *   `{ ok: false }`. Errors (I/O, a closed connection) are thrown and nothing is applied.
+ *   `{ ok: false }`. Errors (I/O, a closed connection) are thrown; the commit was then applied whole
+ *   or not at all, and on a networked backend the caller cannot always tell which (a reply lost after
+ *   the server ran it). A store whose client re-sends commands must make a re-sent commit answer
+ *   like the first one instead of applying it again (`RedisStore` keeps a short-lived receipt).
  * - The store owns only what it opened: `close()` never closes a client or database handle that
  *   the application passed in.
  *

@@ -1,0 +1,263 @@
+/**
+ * RedisStore benchmark: each operation through `createScanAuth` on a RedisStore, beside raw
+ * ioredis commands on the same client, at the same concurrency (32 calls in flight), in the same
+ * run, against `REDIS_URL` (default redis://127.0.0.1:6379), under a key prefix of its own that is
+ * deleted afterwards (SCAN + DEL).
+ *
+ *   npx tsx --conditions=@scanauth/source bench/redis.ts
+ *
+ * Baselines: a pending poll against a raw GET of the same scene key; the operations that run
+ * scripts against the same round trips done raw, in sequence: a raw EVALSHA of a one-line script
+ * (`return redis.call('GET', KEYS[1])`) for each script call, a raw GET for each GET. Round trips per operation come from a
+ * command counter on the client (its `sendCommand`), memory per pending scene from `MEMORY USAGE`
+ * and from the server's `used_memory` growth (which also counts the expiry entry and the
+ * short-lived commit receipt).
+ */
+import { randomBytes } from 'node:crypto'
+import { pathToFileURL } from 'node:url'
+import { Redis } from 'ioredis'
+import { createScanAuth } from '@scanauth/core'
+import { RedisStore } from '@scanauth/redis'
+import { markdownTable, row, summarize, type BenchRow, type Measurement } from './lib'
+
+const DAY = 24 * 3600 * 1000
+/** Users with an authorized scene, a session and a large points authorization. */
+const USERS = 200
+/** Pending scenes polled in turn. */
+const PENDING = 1000
+/** Calls in flight at once, for operations and baselines alike. */
+const CONCURRENCY = 32
+
+/** A row of this benchmark: the common row plus the round trips one call cost. */
+export interface RedisBenchRow extends BenchRow {
+  /** Commands sent per call, counted on the client (a command is one round trip here). */
+  roundTripsPerOp: number
+  /** The same for the baseline. */
+  baselineRoundTripsPerOp?: number
+}
+
+/** Memory one pending scene costs. */
+export interface PendingSceneMemory {
+  /** `MEMORY USAGE` of a pending scene key (key, value, overhead), mean over a sample. */
+  memoryUsageBytes: number
+  /** `MEMORY USAGE` of a commit receipt (kept 120 s by default; one per createScene), mean over a sample. */
+  receiptMemoryUsageBytes: number
+  /** Growth of `used_memory` per scene created, expiry entry, receipt and hash-table growth included. */
+  usedMemoryBytes: number
+}
+
+/** A measured side of a pair: the figures and the commands one call sent. */
+type Measured = Measurement & { commandsPerOp: number }
+
+/** One operation to measure: `run(i)` is call number `i`; `available(i)` says whether call `i` can run. */
+interface Work {
+  run: (i: number) => Promise<unknown>
+  available?: (i: number) => boolean
+}
+
+/**
+ * Measures an operation and its baseline with {@link CONCURRENCY} calls in flight, interleaved:
+ * `rounds` rounds of `roundMs` each, alternating which side goes first, so that both sides see the
+ * same background load (the machine is shared). Throughput is calls completed per wall-clock
+ * second summed over the rounds; latencies are per call. A warm-up of `warmupOps` calls per side
+ * comes first.
+ */
+async function measurePair(
+  work: Work,
+  baseline: Work,
+  commands: () => number,
+  { rounds = 8, roundMs = 180, warmupOps = 300 } = {},
+): Promise<[Measured, Measured]> {
+  const sides = [work, baseline].map((w) => ({ w, next: 0, samples: [] as number[], wallMs: 0, commands: 0 }))
+  const lanes = (side: (typeof sides)[number], keepGoing: () => boolean, record: boolean) =>
+    Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (keepGoing() && (side.w.available?.(side.next) ?? true)) {
+          const i = side.next++
+          const start = process.hrtime.bigint()
+          await side.w.run(i)
+          if (record) side.samples.push(Number(process.hrtime.bigint() - start) / 1000)
+        }
+      }),
+    )
+  for (const side of sides) await lanes(side, () => side.next < warmupOps, false)
+  for (let round = 0; round < rounds; round++) {
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      const sent = commands()
+      const began = performance.now()
+      const stopAt = began + roundMs
+      await lanes(side, () => performance.now() < stopAt, true)
+      side.wallMs += performance.now() - began
+      side.commands += commands() - sent
+    }
+  }
+  return sides.map((side) => ({
+    ...summarize(side.samples),
+    opsPerSec: (side.samples.length / side.wallMs) * 1000,
+    commandsPerOp: side.commands / side.samples.length,
+  })) as [Measured, Measured]
+}
+
+/** Counts the commands `client` sends. */
+function commandCounter(client: Redis): () => number {
+  let sent = 0
+  const send = client.sendCommand.bind(client)
+  client.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+    sent++
+    return send(...args)
+  }) as Redis['sendCommand']
+  return () => sent
+}
+
+/** Deletes every key under `prefix` (SCAN + DEL; the prefix has no glob characters). */
+async function deletePrefix(client: Redis, prefix: string): Promise<void> {
+  let cursor = '0'
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
+    if (keys.length > 0) await client.del(...keys)
+    cursor = next
+  } while (cursor !== '0')
+}
+
+const usedMemory = async (client: Redis) => Number(/used_memory:(\d+)/.exec(await client.info('memory'))?.[1])
+
+/** Runs the RedisStore benchmark (~20 s) and returns its rows; `memory` receives the per-scene memory. */
+export async function benchRedis(options: { memory?: (m: PendingSceneMemory) => void } = {}): Promise<RedisBenchRow[]> {
+  const client = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+  const prefix = `scanauth:bench:${randomBytes(4).toString('hex')}:{b}:`
+  const commands = commandCounter(client)
+  try {
+    const store = new RedisStore({ client, keyPrefix: prefix })
+    const start = Date.now()
+    let now = start
+    const auth = createScanAuth({
+      store,
+      qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
+      sessionTtlHours: 24 * 365,
+      now: () => now,
+    })
+
+    // Users: scanned once (free trial), then a points authorization big enough for any run.
+    const openids: string[] = []
+    const authorizedScenes: string[] = []
+    const tokens: string[] = []
+    for (let i = 0; i < USERS; i++) {
+      const openid = `bench-user-${i}`
+      const { sceneStr } = await auth.createScene({ deviceId: `device-${i}` })
+      await auth.handleScan({ sceneStr, openid })
+      await auth.grant({ openid, type: 'points', points: 1_000_000_000, source: 'bench' })
+      openids.push(openid)
+      authorizedScenes.push(sceneStr)
+    }
+    // Eight days on (on the injected clock), the trials are over; one poll per user activates the
+    // points, so every poll and consume below runs on a steady state.
+    now = start + 8 * DAY
+    for (const sceneStr of authorizedScenes) {
+      const status = await auth.getStatus(sceneStr)
+      if (status.status !== 'authorized') throw new Error(`bench setup: ${sceneStr} is ${status.status}`)
+      tokens.push(status.sessionToken)
+    }
+
+    // Memory: a batch of pending scenes, measured two ways.
+    const memoryBefore = await usedMemory(client)
+    const pending = await Promise.all(Array.from({ length: PENDING }, async (_, i) => (await auth.createScene({ deviceId: `pending-${i}` })).sceneStr))
+    const memoryAfter = await usedMemory(client)
+    const sample = await Promise.all(pending.slice(0, 100).map((s) => client.memory('USAGE', store.keys.scene(s)) as Promise<number>))
+    const receipts: string[] = []
+    for (let cursor = '0'; receipts.length < 100; ) {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}r:*`, 'COUNT', 1000)
+      receipts.push(...keys)
+      if ((cursor = next) === '0') break
+    }
+    const receiptBytes = await Promise.all(receipts.slice(0, 100).map((k) => client.memory('USAGE', k) as Promise<number>))
+    const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length))
+    options.memory?.({
+      memoryUsageBytes: mean(sample),
+      receiptMemoryUsageBytes: mean(receiptBytes),
+      usedMemoryBytes: Math.round((memoryAfter - memoryBefore) / PENDING),
+    })
+
+    const pendingKeys = pending.map((s) => store.keys.scene(s))
+    const rawSha = (await client.script('LOAD', "return redis.call('GET', KEYS[1])")) as string
+    const rawGet: Work = { run: (i) => client.get(pendingKeys[i % PENDING] as string) }
+    const evalsha = (i: number) => client.evalsha(rawSha, 1, pendingKeys[i % PENDING] as string)
+    const rawEvalsha: Work = { run: evalsha }
+    // The same round trips as an operation, each a raw command with a trivial payload, in sequence.
+    const rawSequence = (...steps: Array<(i: number) => Promise<unknown>>): Work => ({
+      run: async (i) => {
+        for (const step of steps) await step(i)
+      },
+    })
+    const get = (i: number) => client.get(pendingKeys[i % PENDING] as string)
+
+    const rows: RedisBenchRow[] = []
+    const pair = async (operation: string, work: Work, baselineName: string, baseline: Work, target?: number) => {
+      const [measured, base] = await measurePair(work, baseline, commands)
+      const { commandsPerOp, ...figures } = measured
+      const { commandsPerOp: baseCommands, ...baseFigures } = base
+      rows.push({ ...row('redis', operation, figures, { name: baselineName, ...baseFigures }, target), roundTripsPerOp: commandsPerOp, baselineRoundTripsPerOp: baseCommands })
+    }
+
+    await pair('pending poll', { run: (i) => auth.getStatus(pending[i % PENDING] as string) }, 'raw GET', rawGet, 0.8)
+    // The store's own share of a pending poll (the rest is createScanAuth's per-call work).
+    await pair('store.load({ sceneStr }) alone', { run: (i) => store.load({ sceneStr: pending[i % PENDING] as string }) }, 'raw GET', rawGet)
+    await pair(
+      'authorized poll',
+      { run: (i) => auth.getStatus(authorizedScenes[i % USERS] as string) },
+      'raw GET, then raw EVALSHA',
+      rawSequence(get, evalsha),
+    )
+    // createScene fills the pool of fresh scenes that the scans then use, one scan per scene.
+    const fresh: string[] = []
+    await pair(
+      'createScene (constant-url QR provider)',
+      { run: async () => fresh.push((await auth.createScene({ deviceId: 'bench' })).sceneStr) },
+      'raw EVALSHA',
+      rawEvalsha,
+    )
+    await pair(
+      'scan',
+      { run: (i) => auth.handleScan({ sceneStr: fresh[i] as string, openid: openids[i % USERS] as string }), available: (i) => i < fresh.length },
+      'raw EVALSHA, twice in sequence',
+      rawSequence(evalsha, evalsha),
+    )
+    await pair(
+      'consume',
+      { run: (i) => auth.consume({ sessionToken: tokens[i % USERS] as string }) },
+      'raw GET, then EVALSHA twice',
+      rawSequence(get, evalsha, evalsha),
+    )
+    return rows
+  } finally {
+    await deletePrefix(client, prefix)
+    await client.quit()
+  }
+}
+
+/** The round trips and baselines as a Markdown table. */
+export function roundTripTable(rows: RedisBenchRow[]): string {
+  const lines = ['| operation | round trips per call | baseline | baseline round trips |', '|---|---:|---|---:|']
+  for (const r of rows) {
+    lines.push(`| ${r.operation} | ${r.roundTripsPerOp.toFixed(2)} | ${r.baseline?.name ?? ''} | ${r.baselineRoundTripsPerOp?.toFixed(2) ?? ''} |`)
+  }
+  return lines.join('\n')
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const began = performance.now()
+  let memory: PendingSceneMemory | undefined
+  const rows = await benchRedis({ memory: (m) => (memory = m) })
+  const info = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+  const version = /redis_version:(\S+)/.exec(await info.info('server'))?.[1]
+  await info.quit()
+  console.log(markdownTable(rows))
+  console.log(`\n${roundTripTable(rows)}`)
+  if (memory) {
+    console.log(
+      `\nMemory per pending scene: ${memory.memoryUsageBytes} bytes (MEMORY USAGE of the scene key, mean of 100); ` +
+        `its commit receipt ${memory.receiptMemoryUsageBytes} bytes for 120 s; ` +
+        `${memory.usedMemoryBytes} bytes of used_memory growth per scene created (expiry entries, receipt, hash-table growth included)`,
+    )
+  }
+  console.log(`\n(${CONCURRENCY} calls in flight; ${((performance.now() - began) / 1000).toFixed(1)} s, Node ${process.version}, Redis ${version})`)
+}

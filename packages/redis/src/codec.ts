@@ -1,0 +1,219 @@
+/**
+ * Records ⇄ Redis values. Each record is one packed string of `|`-separated fields in a fixed
+ * order: compact (a pending scene is one short string, read with one GET), and cheap to decode.
+ * Whatever a key name already says (a scene's scene_str, a user's id, a session's token) is not
+ * repeated in the value. The one free-text field of a record (device_id, openid, source) comes
+ * last, so it may itself contain `|`.
+ *
+ * Numbers are written with `String(n)` and read with `Number(s)`, which round-trips every finite
+ * double exactly (timestamps are integers in practice, but a fractional lifetime is allowed).
+ * `null` is the empty field.
+ *
+ * | record        | value                                                                                   |
+ * |---------------|-----------------------------------------------------------------------------------------|
+ * | scene         | `version\|id\|userId\|status\|createdAt\|expiresAt\|authorizedAt\|deviceId`              |
+ * | user          | `version\|createdAt\|lastSeenAt\|hasClaimedFree(0/1)\|openid`                            |
+ * | authorization | `status\|type\|startAt\|endAt\|remainingPoints\|totalPoints\|createdAt\|updatedAt\|source` |
+ * | session       | `id\|userId\|sceneId\|createdAt\|expiresAt\|deviceId`                                    |
+ *
+ * The version comes first in scenes and users because the commit script compares it (it reads the
+ * field before the first `|`); the script also fills in ids and user ids, so those come before the
+ * part built here (the "tail").
+ *
+ * @module
+ */
+import type {
+  AuthorizationRecord,
+  AuthorizationStatus,
+  AuthorizationType,
+  NewAuthorization,
+  SceneRecord,
+  SceneStatus,
+  SessionRecord,
+  UserRecord,
+} from '@scanauth/core'
+
+/** The field separator. */
+export const SEP = '|'
+
+const SCENE_STATUS = { pending: 'p', scanned: 'c', authorized: 'a', expired: 'e' } as const satisfies Record<SceneStatus, string>
+const AUTH_STATUS = { pending: 'p', active: 'a', expired: 'e', exhausted: 'x' } as const satisfies Record<AuthorizationStatus, string>
+const AUTH_TYPE = { time: 't', points: 'p' } as const satisfies Record<AuthorizationType, string>
+
+const invert = <K extends string>(map: Record<K, string>): Map<string, K> =>
+  new Map(Object.entries(map).map(([k, v]) => [v as string, k as K]))
+const SCENE_STATUS_OF = invert(SCENE_STATUS)
+const AUTH_STATUS_OF = invert(AUTH_STATUS)
+const AUTH_TYPE_OF = invert(AUTH_TYPE)
+
+/** Raised when a stored value cannot be decoded: the key holds something this store did not write. */
+export class MalformedRecordError extends Error {
+  constructor(kind: string, value: string) {
+    super(`RedisStore: malformed ${kind} record ${JSON.stringify(value.slice(0, 80))}`)
+    this.name = 'MalformedRecordError'
+  }
+}
+
+// ---- scenes -------------------------------------------------------------------------------------
+
+/** The scene fields after `version|id|userId` (the commit script writes those three). */
+export function sceneTail(scene: Pick<SceneRecord, 'status' | 'createdAt' | 'expiresAt' | 'authorizedAt' | 'deviceId'>): string {
+  return [SCENE_STATUS[scene.status], num(scene.createdAt), num(scene.expiresAt), optNum(scene.authorizedAt), scene.deviceId].join(SEP)
+}
+
+/** A whole scene value (what the commit script stores once it knows the ids). */
+export function encodeScene(scene: SceneRecord): string {
+  return [num(scene.version), num(scene.id), optNum(scene.userId), sceneTail(scene)].join(SEP)
+}
+
+/** A scene from its stored value. The hottest decode of all (every pending poll): kept lean. */
+export function decodeScene(sceneStr: string, value: string): SceneRecord {
+  const f = fields(value, 8, 'scene')
+  const status = SCENE_STATUS_OF.get(f[3] as string)
+  const scene: SceneRecord = {
+    id: Number(f[1]),
+    sceneStr,
+    deviceId: f[7] as string,
+    status: status as SceneStatus,
+    userId: f[2] === '' ? null : Number(f[2]),
+    createdAt: Number(f[4]),
+    expiresAt: Number(f[5]),
+    authorizedAt: f[6] === '' ? null : Number(f[6]),
+    version: Number(f[0]),
+  }
+  // One check for every number (NaN and Infinity poison the sum), and for the required fields.
+  const sum = scene.id + scene.createdAt + scene.expiresAt + scene.version + (scene.userId ?? 0) + (scene.authorizedAt ?? 0)
+  if (status === undefined || !Number.isFinite(sum) || f[0] === '' || f[1] === '' || f[4] === '' || f[5] === '') {
+    throw new MalformedRecordError('scene', value)
+  }
+  return scene
+}
+
+// ---- users --------------------------------------------------------------------------------------
+
+export function encodeUser(user: Omit<UserRecord, 'id'>): string {
+  return [num(user.version), num(user.createdAt), num(user.lastSeenAt), user.hasClaimedFree ? '1' : '0', user.openid].join(SEP)
+}
+
+export function decodeUser(id: number, value: string): UserRecord {
+  const f = fields(value, 5, 'user')
+  if (f[3] !== '0' && f[3] !== '1') throw new MalformedRecordError('user', value)
+  return {
+    id,
+    openid: f[4] as string,
+    createdAt: readNum(f[1], 'user', value),
+    lastSeenAt: readNum(f[2], 'user', value),
+    hasClaimedFree: f[3] === '1',
+    version: readNum(f[0], 'user', value),
+  }
+}
+
+// ---- authorizations -----------------------------------------------------------------------------
+
+/** Whether an authorization belongs in the user's live hash (the ones a load returns). */
+export function isLive(status: AuthorizationStatus): boolean {
+  return status === 'pending' || status === 'active'
+}
+
+export function encodeAuthorization(a: NewAuthorization): string {
+  return [
+    AUTH_STATUS[a.status],
+    AUTH_TYPE[a.type],
+    num(a.startAt),
+    optNum(a.endAt),
+    num(a.remainingPoints),
+    num(a.totalPoints),
+    num(a.createdAt),
+    num(a.updatedAt),
+    a.source,
+  ].join(SEP)
+}
+
+export function decodeAuthorization(id: number, userId: number, value: string): AuthorizationRecord {
+  const f = fields(value, 9, 'authorization')
+  return {
+    id,
+    userId,
+    type: readCode(AUTH_TYPE_OF, f[1], 'authorization', value),
+    status: readCode(AUTH_STATUS_OF, f[0], 'authorization', value),
+    startAt: readNum(f[2], 'authorization', value),
+    endAt: readOptNum(f[3], 'authorization', value),
+    remainingPoints: readNum(f[4], 'authorization', value),
+    totalPoints: readNum(f[5], 'authorization', value),
+    source: f[8] as string,
+    createdAt: readNum(f[6], 'authorization', value),
+    updatedAt: readNum(f[7], 'authorization', value),
+  }
+}
+
+/** A user's authorizations from a flat HGETALL reply (`[id, value, id, value, ...]`), FIFO-ordered. */
+export function decodeAuthorizationHash(userId: number, flat: readonly string[]): AuthorizationRecord[] {
+  const list: AuthorizationRecord[] = []
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    list.push(decodeAuthorization(readNum(flat[i], 'authorization id', String(flat[i])), userId, flat[i + 1] as string))
+  }
+  return list.sort((a, b) => a.createdAt - b.createdAt || a.id - b.id)
+}
+
+// ---- sessions -----------------------------------------------------------------------------------
+
+/** The session fields after `id|userId|sceneId` (the commit script writes those). */
+export function sessionTail(session: Pick<SessionRecord, 'createdAt' | 'expiresAt' | 'deviceId'>): string {
+  return [num(session.createdAt), num(session.expiresAt), session.deviceId].join(SEP)
+}
+
+export function encodeSession(session: SessionRecord): string {
+  return [num(session.id), num(session.userId), num(session.sceneId), sessionTail(session)].join(SEP)
+}
+
+export function decodeSession(token: string, value: string): SessionRecord {
+  const f = fields(value, 6, 'session')
+  return {
+    id: readNum(f[0], 'session', value),
+    token,
+    userId: readNum(f[1], 'session', value),
+    deviceId: f[5] as string,
+    sceneId: readNum(f[2], 'session', value),
+    createdAt: readNum(f[3], 'session', value),
+    expiresAt: readNum(f[4], 'session', value),
+  }
+}
+
+// ---- fields -------------------------------------------------------------------------------------
+
+/** A number as a field. */
+export function num(n: number): string {
+  return String(n)
+}
+
+function optNum(n: number | null): string {
+  return n === null ? '' : String(n)
+}
+
+/**
+ * Splits `value` into exactly `count` fields; the last one keeps any further separators (it is the
+ * free-text field). `String.prototype.split` with a limit would drop that remainder, so split
+ * fully (fast, native) and join the tail back when it held separators.
+ */
+function fields(value: string, count: number, kind: string): string[] {
+  const parts = value.split(SEP)
+  if (parts.length < count) throw new MalformedRecordError(kind, value)
+  if (parts.length > count) parts.push(parts.splice(count - 1).join(SEP))
+  return parts
+}
+
+function readNum(field: string | undefined, kind: string, value: string): number {
+  const n = field === undefined || field === '' ? Number.NaN : Number(field)
+  if (!Number.isFinite(n)) throw new MalformedRecordError(kind, value)
+  return n
+}
+
+function readOptNum(field: string | undefined, kind: string, value: string): number | null {
+  return field === '' ? null : readNum(field, kind, value)
+}
+
+function readCode<T>(map: Map<string, T>, field: string | undefined, kind: string, value: string): T {
+  const found = field === undefined ? undefined : map.get(field)
+  if (found === undefined) throw new MalformedRecordError(kind, value)
+  return found
+}

@@ -1,0 +1,100 @@
+/**
+ * A {@link ChangeSet} as the commit script's arguments, and the script's reply as a
+ * {@link CommitResult}. The argument order is the one `scripts/commit.ts` documents and reads.
+ *
+ * TTLs are chosen here (see `expiry.ts`): this is the only place that turns record times into
+ * key lifetimes.
+ *
+ * @module
+ */
+import { NEW_USER, type AssignedIds, type ChangeSet, type CommitResult, type UserRef } from '@scanauth/core'
+import { encodeAuthorization, encodeUser, isLive, num, sceneTail, sessionTail } from './codec'
+import { KEEP_TTL, relativeTtl } from './expiry'
+
+/** What the arguments depend on besides the change set. */
+export interface CommitArgsContext {
+  prefix: string
+  /** '' when receipts are off. */
+  receiptId: string
+  receiptTtlMs: number
+  graceMs: number
+}
+
+/** The ARGV of the commit script for `changes`. */
+export function commitArgs(changes: ChangeSet, ctx: CommitArgsContext): string[] {
+  const { scene, user, session } = changes
+  const insertsUser = user?.op === 'insert'
+  const args = [ctx.prefix, ctx.receiptId, num(ctx.receiptTtlMs)]
+
+  // Only the parts the change set has, each behind its tag ('s', 'u', 't').
+  if (scene?.op === 'insert') {
+    const s = scene.scene
+    args.push('s', 'i', s.sceneStr, '', num(s.version), '', userRef(s.userId, insertsUser), sceneTail(s), relativeTtl(s.expiresAt, s.createdAt, ctx.graceMs))
+  } else if (scene?.op === 'update') {
+    const s = scene.scene
+    // A scene written with its session must answer polls as long as the session lives; any other
+    // update (expiry, a status change) keeps the deadline it has.
+    const ttl = session
+      ? relativeTtl(Math.max(s.expiresAt, session.expiresAt), session.createdAt, ctx.graceMs)
+      : KEEP_TTL
+    args.push('s', 'u', s.sceneStr, num(scene.expectedVersion), num(s.version), num(s.id), userRef(s.userId, insertsUser), sceneTail(s), ttl)
+  }
+
+  if (user !== undefined) {
+    const isInsert = user.op === 'insert'
+    args.push(
+      'u',
+      isInsert ? 'i' : 'u',
+      isInsert ? '' : num(user.user.id),
+      user.user.openid,
+      isInsert ? '' : num(user.expectedVersion),
+      encodeUser(user.user),
+    )
+    args.push(num(user.insertAuthorizations.length))
+    for (const a of user.insertAuthorizations) args.push(isLive(a.status) ? '1' : '0', encodeAuthorization(a))
+    const updates = isInsert ? [] : user.updateAuthorizations
+    args.push(num(updates.length))
+    for (const a of updates) args.push(num(a.id), isLive(a.status) ? '1' : '0', encodeAuthorization(a))
+  }
+
+  if (session !== undefined) {
+    args.push(
+      't',
+      session.token,
+      userRef(session.userId, insertsUser),
+      num(session.sceneId),
+      sessionTail(session),
+      relativeTtl(session.expiresAt, session.createdAt, ctx.graceMs),
+    )
+  }
+  return args
+}
+
+/** A user reference as the script reads it: '' for none, '@' for NEW_USER, else the id. */
+function userRef(ref: UserRef | null, insertsUser: boolean): string {
+  if (ref === null) return ''
+  if (ref !== NEW_USER) return num(ref)
+  // A dangling NEW_USER would be stored as "no user": refuse it before anything is sent.
+  if (!insertsUser) throw new TypeError('RedisStore: NEW_USER used in a change set that inserts no user')
+  return '@'
+}
+
+/** The commit script's reply as a {@link CommitResult}. */
+export function parseCommitReply(reply: unknown): CommitResult {
+  if (typeof reply !== 'string') throw new Error(`RedisStore: unexpected commit reply ${JSON.stringify(reply)}`)
+  if (reply === 'conflict|scene') return { ok: false, conflict: 'scene' }
+  if (reply === 'conflict|user') return { ok: false, conflict: 'user' }
+  const parts = reply.split('|')
+  if (parts.length !== 5 || parts[0] !== 'ok') throw new Error(`RedisStore: unexpected commit reply ${JSON.stringify(reply)}`)
+  const ids: AssignedIds = {
+    sceneId: optionalId(parts[1]),
+    userId: optionalId(parts[2]),
+    sessionId: optionalId(parts[3]),
+    authorizationIds: parts[4] === '' || parts[4] === undefined ? [] : parts[4].split(',').map(Number),
+  }
+  return { ok: true, ids }
+}
+
+function optionalId(field: string | undefined): number | null {
+  return field === undefined || field === '' ? null : Number(field)
+}

@@ -1,0 +1,43 @@
+/**
+ * Key expiry. Core decides when a scene or session has expired, by comparing its stored times with
+ * the injected clock; Redis TTLs only free the memory of records nobody can use any more. So a TTL
+ * is a *relative* duration taken from the record's own times — `deadline − reference + grace`,
+ * where the reference is a time written in the same change set (the record's `createdAt`) — and
+ * never an absolute server time: the application's clock and the Redis server's clock need not
+ * agree, and tests may run on a manual clock years away from the real one.
+ *
+ * What expires (see `docs/redis.md`):
+ * - a pending scene: its lifetime plus the grace, so a late poll still answers `expired`;
+ * - an authorized scene: as long as its session plus the grace, so polls keep answering `authorized`;
+ * - a session and its scene's latest-session pointer: the session lifetime plus the grace;
+ * - users and authorizations: never.
+ *
+ * @module
+ */
+
+/** The shortest TTL ever set: a computed TTL at or below zero becomes this, never `PX 0`. */
+export const MIN_TTL_MS = 1000
+
+/** Longer than this (about 100 years) means "keep for ever": no TTL is set. */
+export const MAX_TTL_MS = 100 * 365 * 24 * 3600 * 1000
+
+/** A TTL argument of the commit script: milliseconds, {@link KEEP_TTL}, or {@link NO_TTL}. */
+export type TtlArg = string
+
+/** Keep the key's current TTL (`SET ... KEEPTTL`): the write does not move the record's deadline. */
+export const KEEP_TTL: TtlArg = 'keep'
+
+/** No TTL (`SET` without expiry). */
+export const NO_TTL: TtlArg = ''
+
+/**
+ * The TTL, in whole milliseconds, for a record whose deadline is `deadline` when the change set was
+ * planned at `reference`: `deadline − reference + grace`, at least {@link MIN_TTL_MS}. A deadline
+ * that is not finite or lies beyond {@link MAX_TTL_MS} yields {@link NO_TTL}.
+ */
+export function relativeTtl(deadline: number, reference: number, graceMs: number): TtlArg {
+  const ttl = Math.ceil(deadline - reference + graceMs)
+  if (Number.isNaN(ttl)) return NO_TTL
+  if (ttl > MAX_TTL_MS) return NO_TTL
+  return String(Math.max(ttl, MIN_TTL_MS))
+}

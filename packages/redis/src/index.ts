@@ -1,0 +1,16 @@
+/**
+ * `@scanauth/redis`: the scanauth Store on Redis 7+ through ioredis (standalone, Sentinel and
+ * Cluster clients). Loads are one round trip, commits are one atomic Lua script with optimistic
+ * version checks, scenes and sessions expire by relative TTLs. See `docs/redis.md`.
+ *
+ * ```ts
+ * import { RedisStore } from '@scanauth/redis'
+ * const store = new RedisStore({ client: redis, keyPrefix: 'myapp:{sa}:' })
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { RedisStore } from './redis-store'
+export type { RedisStoreOptions } from './options'
+export { DEFAULT_KEY_PREFIX, Keys } from './keys'
+export { MalformedRecordError } from './codec'

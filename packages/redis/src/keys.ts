@@ -1,0 +1,94 @@
+/**
+ * The key layout: every key the store reads or writes, built from one prefix. `docs/redis.md`
+ * documents the same layout as a table; the Lua scripts (`src/scripts/`) build the same names from
+ * the prefix they receive, so a change here must be mirrored there.
+ *
+ * | key                       | type   | contents                                              |
+ * |---------------------------|--------|-------------------------------------------------------|
+ * | `<p>seq`                  | hash   | last id per kind: `s` scene, `u` user, `a` authorization, `t` session |
+ * | `<p>s:<sceneStr>`         | string | a scene (`codec.ts`)                                  |
+ * | `<p>u:<userId>`           | string | a user                                                |
+ * | `<p>o:<openid>`           | string | the id of the user with this openid                   |
+ * | `<p>al:<userId>`          | hash   | the user's live (pending, active) authorizations, id → record |
+ * | `<p>ar:<userId>`          | hash   | the user's retired (expired, exhausted) authorizations |
+ * | `<p>t:<token>`            | string | a session                                             |
+ * | `<p>ls:<sceneId>`         | string | the token of the scene's latest session               |
+ * | `<p>r:<commitId>`         | string | a commit's receipt (its reply), so a resent commit is not applied twice |
+ *
+ * @module
+ */
+
+/** The default key prefix. `{sa}` is a Redis Cluster hash tag: every key lands in one hash slot. */
+export const DEFAULT_KEY_PREFIX = 'scanauth:{sa}:'
+
+/** Builds the store's key names under one prefix. */
+export class Keys {
+  /** @param prefix The prefix of every key, e.g. {@link DEFAULT_KEY_PREFIX}. */
+  constructor(readonly prefix: string) {}
+
+  /** The id counters (and the key every script names, so Cluster routes it to the prefix's slot). */
+  get seq(): string {
+    return `${this.prefix}seq`
+  }
+
+  /** A scene, by its scene_str. */
+  scene(sceneStr: string): string {
+    return `${this.prefix}s:${sceneStr}`
+  }
+
+  /** A user record, by id. */
+  user(userId: number | string): string {
+    return `${this.prefix}u:${userId}`
+  }
+
+  /** The openid index: the id of the user with this openid. */
+  openid(openid: string): string {
+    return `${this.prefix}o:${openid}`
+  }
+
+  /** The user's pending and active authorizations (hash: id → record). */
+  liveAuthorizations(userId: number | string): string {
+    return `${this.prefix}al:${userId}`
+  }
+
+  /** The user's expired and exhausted authorizations (hash: id → record). */
+  retiredAuthorizations(userId: number | string): string {
+    return `${this.prefix}ar:${userId}`
+  }
+
+  /** A session, by its token. */
+  session(token: string): string {
+    return `${this.prefix}t:${token}`
+  }
+
+  /** The token of the latest session a scene produced, by scene id. */
+  latestSession(sceneId: number | string): string {
+    return `${this.prefix}ls:${sceneId}`
+  }
+
+  /** A commit's receipt, by the commit's random id. */
+  receipt(commitId: string): string {
+    return `${this.prefix}r:${commitId}`
+  }
+
+  /** A SCAN `MATCH` pattern for every key under the prefix (glob characters in the prefix escaped). */
+  get pattern(): string {
+    return `${escapeGlob(this.prefix)}*`
+  }
+}
+
+/** Escapes the characters SCAN `MATCH` treats as glob syntax, so a prefix matches only itself. */
+export function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`)
+}
+
+/**
+ * Whether every key under `prefix` hashes to one Cluster slot: Redis hashes only the part between
+ * the first `{` and the next `}` when it is not empty, so the prefix must hold both braces itself.
+ */
+export function hasHashTag(prefix: string): boolean {
+  const open = prefix.indexOf('{')
+  if (open === -1) return false
+  const close = prefix.indexOf('}', open + 1)
+  return close > open + 1
+}

@@ -1,0 +1,103 @@
+/**
+ * RedisStore on a real three-master Redis Cluster, started on free loopback ports (7101 and up)
+ * before the tests and shut down after them: the whole Store contract suite, then what is
+ * particular to a Cluster (one slot per prefix, scripts reaching keys they build themselves,
+ * NOSCRIPT on the slot's master, prefixes with different tags on different masters).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Cluster } from 'ioredis'
+import { createScanAuth } from '@scanauth/core'
+import { checkInvariants, describeStoreContract, ManualClock, RecordingQrProvider } from '@scanauth/testkit'
+import { RedisStore } from '../src/index'
+import { startCluster, type TestCluster } from './support/cluster'
+import { deleteKeysUnder, dumpRecords, keysUnder, redisHarness, testPrefix } from './support/redis'
+
+let cluster: TestCluster
+
+beforeAll(async () => {
+  cluster = await startCluster()
+}, 60_000)
+
+afterAll(async () => {
+  await cluster?.stop()
+})
+
+describeStoreContract('RedisStore on a Redis Cluster', redisHarness(() => cluster.connect()))
+
+describe('RedisStore on a Redis Cluster', () => {
+  async function withStore<T>(prefix: string, body: (store: RedisStore, client: Cluster) => Promise<T>): Promise<T> {
+    const client = cluster.connect()
+    try {
+      return await body(new RedisStore({ client, keyPrefix: prefix }), client)
+    } finally {
+      await deleteKeysUnder(client, prefix)
+      await client.quit()
+    }
+  }
+
+  /** Runs a small but complete flow: scenes, a scan, a grant, consumption, a poll. */
+  async function flow(store: RedisStore) {
+    const clock = new ManualClock()
+    const auth = createScanAuth({ store, qr: new RecordingQrProvider(), now: clock.now })
+    const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+    const scan = await auth.handleScan({ sceneStr, openid: 'alice' })
+    await auth.grant({ openid: 'alice', type: 'points', points: 2 })
+    clock.advance(8 * 24 * 3600_000)
+    const second = await auth.createScene({ deviceId: 'tv' })
+    await auth.handleScan({ sceneStr: second.sceneStr, openid: 'alice' })
+    const status = await auth.getStatus(second.sceneStr)
+    if (status.status !== 'authorized') throw new Error(`unexpected ${status.status}`)
+    const used = await auth.consume({ sessionToken: status.sessionToken })
+    return { scan, used }
+  }
+
+  it('keeps every key of a store in the prefix slot, on one master', async () => {
+    const prefix = testPrefix()
+    await withStore(prefix, async (store, client) => {
+      const { scan, used } = await flow(store)
+      expect(scan).toEqual({ result: 'authorized', userId: 1 })
+      expect(used).toMatchObject({ status: 'ok', authorization: { type: 'points', remainingPoints: 1 } })
+      const keys = await keysUnder(client, prefix)
+      expect(keys.length).toBeGreaterThan(8)
+      const slots = new Set(await Promise.all(keys.map((k) => client.cluster('KEYSLOT', k))))
+      expect(slots.size).toBe(1)
+      const holders = await Promise.all(client.nodes('master').map(async (node) => (await keysUnder(node, prefix)).length))
+      expect(holders.filter((n) => n > 0)).toEqual([keys.length])
+      expect(checkInvariants(await dumpRecords(client, prefix))).toEqual([])
+    })
+  })
+
+  it('survives SCRIPT FLUSH on every master', async () => {
+    await withStore(testPrefix(), async (store, client) => {
+      await flow(store)
+      await Promise.all(client.nodes('master').map((node) => node.script('FLUSH')))
+      const clock = new ManualClock()
+      const auth = createScanAuth({ store, qr: new RecordingQrProvider(), now: clock.now })
+      const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+      expect(await auth.handleScan({ sceneStr, openid: 'bob' })).toEqual({ result: 'authorized', userId: 2 })
+    })
+  })
+
+  it('places prefixes with different hash tags on different masters (sharding by prefix)', async () => {
+    const probe = cluster.connect()
+    try {
+      // Find two tags whose slots belong to different masters.
+      const owners = new Map<string, string>()
+      const slots = await probe.cluster('SLOTS')
+      for (let i = 0; owners.size < 2 && i < 100; i++) {
+        const slot = (await probe.cluster('KEYSLOT', `{tenant-${i}}`)) as number
+        const owner = slots.find(([from, to]) => slot >= from && slot <= to)?.[2]?.[1]
+        if (owner !== undefined && ![...owners.values()].includes(String(owner))) owners.set(`tenant-${i}`, String(owner))
+      }
+      expect(owners.size).toBe(2)
+      const prefixes = [...owners.keys()].map((tag) => `scanauth:test:${testPrefix().split(':')[2]}:{${tag}}:`)
+      const results = await Promise.all(prefixes.map((prefix) => withStore(prefix, async (store) => (await flow(store)).scan)))
+      expect(results).toEqual([
+        { result: 'authorized', userId: 1 },
+        { result: 'authorized', userId: 1 },
+      ])
+    } finally {
+      await probe.quit()
+    }
+  })
+})

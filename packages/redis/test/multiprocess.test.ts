@@ -1,0 +1,195 @@
+/**
+ * Across processes: four Node processes, each with its own ioredis client, RedisStore and
+ * `createScanAuth` (`support/worker.ts`), drive the same data at the same time: concurrent scans
+ * of the same scenes by new openids that recur over many scenes, point grants to the same new
+ * openids, and concurrent consumes of the same sessions. Afterwards every invariant is checked on
+ * the records read straight from Redis, with explicit counts, and the operation counts are reported.
+ */
+import { fork, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Redis } from 'ioredis'
+import { createScanAuth, type ScanAuth } from '@scanauth/core'
+import { checkInvariants, RecordingQrProvider, type StoreSnapshot } from '@scanauth/testkit'
+import { RedisStore } from '../src/index'
+import { connect, deleteKeysUnder, dumpRecords, REDIS_URL, testPrefix } from './support/redis'
+import type { Job, PhaseReport } from './support/worker'
+
+const PROCESSES = 4
+const SCENES = 40
+const NEW_OPENIDS = 6
+const PAYERS = ['payer-0', 'payer-1', 'payer-2', 'payer-3']
+const GRANTS_EACH = 8 // per payer per process
+const POINTS = 5 // per grant
+const CONSUMES_EACH = 48 // per payer per process
+const LANES_EACH = 2 // concurrent consumers per payer per process
+
+const workerPath = fileURLToPath(new URL('./support/worker.ts', import.meta.url))
+const packageDir = fileURLToPath(new URL('..', import.meta.url))
+
+/** One worker process and a way to run a phase in it. */
+interface Worker {
+  child: ChildProcess
+  run(job: Exclude<Job, { phase: 'exit' }>): Promise<PhaseReport>
+}
+
+function startWorker(prefix: string): Promise<Worker> {
+  const child = fork(workerPath, [], {
+    cwd: packageDir,
+    execArgv: ['--import', 'tsx', '--conditions=@scanauth/source'],
+    env: { ...process.env, REDIS_URL, SCANAUTH_PREFIX: prefix },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  let pending: { resolve(r: PhaseReport): void; reject(e: Error): void } | null = null
+  return new Promise((resolve, reject) => {
+    child.once('error', reject)
+    child.once('exit', (code) => {
+      const error = new Error(`worker exited with ${code}`)
+      pending?.reject(error)
+      reject(error)
+    })
+    child.on('message', (message: { ready?: true; ok?: boolean; report?: PhaseReport; error?: string }) => {
+      if (message.ready) {
+        resolve({
+          child,
+          run: (job) =>
+            new Promise<PhaseReport>((res, rej) => {
+              pending = { resolve: res, reject: rej }
+              child.send(job)
+            }),
+        })
+      } else if (message.ok) pending?.resolve(message.report as PhaseReport)
+      else pending?.reject(new Error(message.error))
+    })
+  })
+}
+
+/** Runs one phase in every worker at once and sums their reports. */
+async function phase(workers: Worker[], job: (index: number) => Exclude<Job, { phase: 'exit' }>) {
+  const reports = await Promise.all(workers.map((w, i) => w.run(job(i))))
+  const total: PhaseReport = { outcomes: {}, byKey: {}, counts: { operations: 0, loads: 0, commits: 0, conflicts: 0 } }
+  for (const report of reports) {
+    for (const [k, v] of Object.entries(report.outcomes)) total.outcomes[k] = (total.outcomes[k] ?? 0) + v
+    for (const [key, outcomes] of Object.entries(report.byKey)) {
+      const into = (total.byKey[key] ??= {})
+      for (const [k, v] of Object.entries(outcomes)) into[k] = (into[k] ?? 0) + v
+    }
+    for (const k of Object.keys(total.counts) as Array<keyof PhaseReport['counts']>) total.counts[k] += report.counts[k]
+  }
+  return total
+}
+
+describe(`${PROCESSES} processes on one Redis`, () => {
+  let admin: Redis
+  let prefix: string
+  let setup: ScanAuth
+  let workers: Worker[] = []
+  const counts: Array<{ phase: string } & PhaseReport['counts']> = []
+
+  beforeAll(async () => {
+    admin = connect()
+    prefix = testPrefix()
+    setup = createScanAuth({ store: new RedisStore({ client: admin, keyPrefix: prefix }), qr: new RecordingQrProvider() })
+    workers = await Promise.all(Array.from({ length: PROCESSES }, () => startWorker(prefix)))
+  }, 60_000)
+
+  afterAll(async () => {
+    await Promise.all(
+      workers.map(async (w) => {
+        if (w.child.exitCode !== null) return
+        const exited = new Promise((resolve) => w.child.once('exit', resolve))
+        w.child.send({ phase: 'exit' } satisfies Job)
+        await exited
+      }),
+    )
+    console.info(`operation counts (all ${PROCESSES} processes):\n${JSON.stringify(counts, null, 1)}`)
+    await deleteKeysUnder(admin, prefix)
+    await admin.quit()
+  })
+
+  const dump = (): Promise<StoreSnapshot> => dumpRecords(admin, prefix)
+
+  it('concurrent scans of the same scenes by recurring new openids: one processing per scene, one user and one trial per openid', async () => {
+    const scenes = await Promise.all(Array.from({ length: SCENES }, async () => (await setup.createScene({ deviceId: 'tv' })).sceneStr))
+    // Every process scans every scene; for one scene each process uses a different openid, and
+    // each openid recurs over many scenes.
+    const report = await phase(workers, (w) => ({
+      phase: 'scan',
+      scenes,
+      openidFor: scenes.map((_, i) => `newcomer-${(i + w) % NEW_OPENIDS}`),
+    }))
+    counts.push({ phase: 'scan', ...report.counts })
+    expect(report.counts.operations).toBe(PROCESSES * SCENES)
+    expect(Object.keys(report.outcomes).filter((o) => o.startsWith('error'))).toEqual([])
+    for (const sceneStr of scenes) {
+      const outcomes = report.byKey[sceneStr] ?? {}
+      expect((outcomes.authorized ?? 0) + (outcomes.need_purchase ?? 0), sceneStr).toBe(1)
+      expect(outcomes.invalid, sceneStr).toBe(PROCESSES - 1)
+    }
+
+    const snapshot = await dump()
+    expect(checkInvariants(snapshot)).toEqual([])
+    expect(snapshot.scenes.filter((s) => s.status === 'authorized')).toHaveLength(SCENES)
+    expect(snapshot.sessions).toHaveLength(SCENES)
+    const users = snapshot.users.filter((u) => u.openid.startsWith('newcomer-'))
+    expect(new Set(users.map((u) => u.openid)).size).toBe(users.length)
+    expect(users.length).toBeLessThanOrEqual(NEW_OPENIDS)
+    for (const user of users) {
+      expect(user.hasClaimedFree).toBe(true)
+      expect(snapshot.authorizations.filter((a) => a.userId === user.id && a.source === 'free')).toHaveLength(1)
+    }
+    // Every processed scan authorized (each user's trial is active): no need_purchase.
+    expect(report.outcomes.need_purchase ?? 0).toBe(0)
+  })
+
+  it('concurrent point grants to the same new openids: one user each, every grant stored, one active', async () => {
+    const report = await phase(workers, () => ({ phase: 'grant', openids: PAYERS, grantsEach: GRANTS_EACH, points: POINTS }))
+    counts.push({ phase: 'grant', ...report.counts })
+    expect(report.counts.operations).toBe(PROCESSES * PAYERS.length * GRANTS_EACH)
+    expect(Object.keys(report.outcomes).filter((o) => o.startsWith('error'))).toEqual([])
+
+    const snapshot = await dump()
+    expect(checkInvariants(snapshot)).toEqual([])
+    for (const openid of PAYERS) {
+      const users = snapshot.users.filter((u) => u.openid === openid)
+      expect(users, openid).toHaveLength(1)
+      const list = snapshot.authorizations.filter((a) => a.userId === users[0]?.id)
+      expect(list, openid).toHaveLength(PROCESSES * GRANTS_EACH)
+      expect(list.filter((a) => a.status === 'active'), openid).toHaveLength(1)
+      expect(list.filter((a) => a.status === 'pending'), openid).toHaveLength(PROCESSES * GRANTS_EACH - 1)
+      expect(users[0]?.hasClaimedFree).toBe(false)
+    }
+  })
+
+  it('concurrent consumes of the same sessions: every point spent exactly once, then the queued trial', async () => {
+    // One session per payer; their first scan queues the free trial behind the points.
+    const tokens: string[] = []
+    for (const openid of PAYERS) {
+      const { sceneStr } = await setup.createScene({ deviceId: 'tv' })
+      await setup.handleScan({ sceneStr, openid })
+      const status = await setup.getStatus(sceneStr)
+      if (status.status !== 'authorized') throw new Error(`unexpected ${status.status}`)
+      tokens.push(status.sessionToken)
+    }
+    const report = await phase(workers, () => ({ phase: 'consume', tokens, consumesEach: CONSUMES_EACH, lanesEach: LANES_EACH }))
+    counts.push({ phase: 'consume', ...report.counts })
+    expect(report.counts.operations).toBe(PROCESSES * PAYERS.length * CONSUMES_EACH)
+    expect(Object.keys(report.outcomes).filter((o) => o.startsWith('error'))).toEqual([])
+
+    const points = GRANTS_EACH * PROCESSES * POINTS
+    const consumes = CONSUMES_EACH * PROCESSES
+    const snapshot = await dump()
+    expect(checkInvariants(snapshot)).toEqual([])
+    for (const [i, openid] of PAYERS.entries()) {
+      const outcomes = report.byKey[tokens[i] as string] ?? {}
+      expect(outcomes.points, openid).toBe(points)
+      expect(outcomes.time, openid).toBe(consumes - points)
+      const user = snapshot.users.find((u) => u.openid === openid)
+      const list = snapshot.authorizations.filter((a) => a.userId === user?.id)
+      const pointsLeft = list.filter((a) => a.type === 'points').reduce((sum, a) => sum + a.remainingPoints, 0)
+      expect(pointsLeft, openid).toBe(0)
+      expect(list.filter((a) => a.status === 'exhausted'), openid).toHaveLength(GRANTS_EACH * PROCESSES)
+      expect(list.find((a) => a.source === 'free')?.status, openid).toBe('active')
+    }
+  })
+})

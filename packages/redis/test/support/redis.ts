@@ -1,0 +1,120 @@
+/**
+ * What the Redis tests share: the server address, a key prefix of their own, reading every record
+ * straight from Redis (not through `load`), deleting only their own keys, and counting the
+ * commands a client sends.
+ */
+import { randomBytes } from 'node:crypto'
+import { Redis, type Cluster } from 'ioredis'
+import type { StoreHarness, StoreSnapshot } from '@scanauth/testkit'
+import { decodeAuthorization, decodeScene, decodeSession, decodeUser } from '../../src/codec'
+import { Keys } from '../../src/keys'
+import { RedisStore } from '../../src/redis-store'
+
+/** The server under test. */
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+/** A client of the server under test. */
+export function connect(): Redis {
+  return new Redis(REDIS_URL)
+}
+
+/** A key prefix no other test uses; `{t}` is its Cluster hash tag. */
+export function testPrefix(): string {
+  return `scanauth:test:${randomBytes(6).toString('hex')}:{t}:`
+}
+
+type AnyClient = Redis | Cluster
+
+/** The nodes to SCAN: every master of a Cluster, or the one server. */
+function scanTargets(client: AnyClient): Redis[] {
+  return client.isCluster ? (client as Cluster).nodes('master') : [client as Redis]
+}
+
+/** Every key under `prefix` (SCAN, never KEYS). */
+export async function keysUnder(client: AnyClient, prefix: string): Promise<string[]> {
+  const pattern = new Keys(prefix).pattern
+  const found: string[] = []
+  for (const node of scanTargets(client)) {
+    let cursor = '0'
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000)
+      found.push(...keys)
+      cursor = next
+    } while (cursor !== '0')
+  }
+  return found
+}
+
+/** Deletes every key under `prefix` and nothing else (never FLUSHDB: the server is shared). */
+export async function deleteKeysUnder(client: AnyClient, prefix: string): Promise<number> {
+  const keys = await keysUnder(client, prefix)
+  // One DEL per key: on a Cluster a multi-key DEL must stay in one slot, and this stays correct
+  // even for a prefix without a hash tag.
+  await Promise.all(keys.map((key) => client.del(key)))
+  return keys.length
+}
+
+/** Every record under `prefix`, read and decoded straight from Redis, each list ordered by id. */
+export async function dumpRecords(client: AnyClient, prefix: string): Promise<StoreSnapshot> {
+  const snapshot: StoreSnapshot = { scenes: [], users: [], authorizations: [], sessions: [] }
+  await Promise.all(
+    (await keysUnder(client, prefix)).map(async (key) => {
+      const rest = key.slice(prefix.length)
+      const colon = rest.indexOf(':')
+      const kind = colon === -1 ? rest : rest.slice(0, colon)
+      const name = rest.slice(colon + 1)
+      if (kind === 's') snapshot.scenes.push(decodeScene(name, (await client.get(key)) as string))
+      else if (kind === 'u') snapshot.users.push(decodeUser(Number(name), (await client.get(key)) as string))
+      else if (kind === 't') snapshot.sessions.push(decodeSession(name, (await client.get(key)) as string))
+      else if (kind === 'al' || kind === 'ar') {
+        for (const [id, value] of Object.entries(await client.hgetall(key))) {
+          snapshot.authorizations.push(decodeAuthorization(Number(id), Number(name), value))
+        }
+      }
+    }),
+  )
+  for (const list of Object.values(snapshot)) (list as Array<{ id: number }>).sort((a, b) => a.id - b.id)
+  return snapshot
+}
+
+/**
+ * A harness factory for the contract suite: a RedisStore on a fresh prefix over a new client from
+ * `open`, peers on clients of their own, a dump straight from Redis, and a cleanup that deletes
+ * the prefix's keys and quits every client it opened.
+ */
+export function redisHarness(open: () => AnyClient): () => Promise<StoreHarness> {
+  return async () => {
+    const prefix = testPrefix()
+    const client = open()
+    const clients: AnyClient[] = [client]
+    return {
+      store: new RedisStore({ client, keyPrefix: prefix }),
+      openPeer: () => {
+        const peer = open()
+        clients.push(peer)
+        return new RedisStore({ client: peer, keyPrefix: prefix })
+      },
+      dump: () => dumpRecords(client, prefix),
+      cleanup: async () => {
+        await deleteKeysUnder(client, prefix)
+        await Promise.all(clients.map((c) => c.quit()))
+      },
+    }
+  }
+}
+
+/** Counts the commands `client` sends from now on, by name (EVALSHA, GET, ...). */
+export function countCommands(client: AnyClient): { total(): number; byName(): Record<string, number>; reset(): void } {
+  const counts = new Map<string, number>()
+  const target = client as unknown as { sendCommand(command: { name: string }, ...rest: unknown[]): unknown }
+  const send = target.sendCommand.bind(target)
+  target.sendCommand = (command, ...rest) => {
+    counts.set(command.name, (counts.get(command.name) ?? 0) + 1)
+    return send(command, ...rest)
+  }
+  return {
+    total: () => [...counts.values()].reduce((a, b) => a + b, 0),
+    byName: () => Object.fromEntries(counts),
+    reset: () => counts.clear(),
+  }
+}

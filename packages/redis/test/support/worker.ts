@@ -1,0 +1,121 @@
+/**
+ * One process of the multi-process test: its own ioredis client, its own RedisStore and its own
+ * `createScanAuth`, driven phase by phase by the parent over IPC. It answers each phase with what
+ * its operations returned and how many loads, commits and commit conflicts its store saw.
+ *
+ * Started by `multiprocess.test.ts` with `fork(..., { execArgv: ['--import', 'tsx', '--conditions=@scanauth/source'] })`.
+ */
+import { Redis } from 'ioredis'
+import { createScanAuth, type ChangeSet, type CommitResult, type LoadQuery, type LoadResult, type Store } from '@scanauth/core'
+import { RedisStore } from '../../src/index'
+
+/** A phase the parent asks for. */
+export type Job =
+  | { phase: 'scan'; scenes: string[]; openidFor: string[] }
+  | { phase: 'grant'; openids: string[]; grantsEach: number; points: number }
+  | { phase: 'consume'; tokens: string[]; consumesEach: number; lanesEach: number }
+  | { phase: 'exit' }
+
+/** Outcomes of one phase in this process, by kind (e.g. `authorized`, `invalid`, `points`, `error`). */
+export interface PhaseReport {
+  outcomes: Record<string, number>
+  /** Outcomes per key (scene_str, openid or token), where the parent checks them one by one. */
+  byKey: Record<string, Record<string, number>>
+  counts: { operations: number; loads: number; commits: number; conflicts: number }
+}
+
+/** Counts what the service asks of the store (a pass-through, not a stand-in). */
+class CountingStore implements Store {
+  loads = 0
+  commits = 0
+  conflicts = 0
+  constructor(private readonly inner: Store) {}
+  load(query: LoadQuery): Promise<LoadResult> {
+    this.loads++
+    return this.inner.load(query)
+  }
+  async commit(changes: ChangeSet): Promise<CommitResult> {
+    this.commits++
+    const result = await this.inner.commit(changes)
+    if (!result.ok) this.conflicts++
+    return result
+  }
+}
+
+const client = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+const store = new CountingStore(new RedisStore({ client, keyPrefix: process.env.SCANAUTH_PREFIX as string }))
+const auth = createScanAuth({ store, qr: { createQr: async () => ({ url: 'https://qr.example.test/x' }) } })
+
+async function run(job: Exclude<Job, { phase: 'exit' }>): Promise<PhaseReport> {
+  const before = { loads: store.loads, commits: store.commits, conflicts: store.conflicts }
+  const outcomes: Record<string, number> = {}
+  const byKey: Record<string, Record<string, number>> = {}
+  let operations = 0
+  const note = (key: string, outcome: string) => {
+    operations++
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1
+    const forKey = (byKey[key] ??= {})
+    forKey[outcome] = (forKey[outcome] ?? 0) + 1
+  }
+  const attempt = async (key: string, op: () => Promise<string>) => {
+    try {
+      note(key, await op())
+    } catch (error) {
+      note(key, `error: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  if (job.phase === 'scan') {
+    // Every scene at once: the other processes scan the same scenes at the same time.
+    await Promise.all(
+      job.scenes.map((sceneStr, i) =>
+        attempt(sceneStr, async () => (await auth.handleScan({ sceneStr, openid: job.openidFor[i] as string })).result),
+      ),
+    )
+  } else if (job.phase === 'grant') {
+    await Promise.all(
+      job.openids.flatMap((openid) =>
+        Array.from({ length: job.grantsEach }, () =>
+          attempt(openid, async () => (await auth.grant({ openid, type: 'points', points: job.points })).status),
+        ),
+      ),
+    )
+  } else {
+    // A few lanes per token, each consuming one point at a time.
+    await Promise.all(
+      job.tokens.flatMap((sessionToken) =>
+        Array.from({ length: job.lanesEach }, async () => {
+          for (let i = 0; i < job.consumesEach / job.lanesEach; i++) {
+            await attempt(sessionToken, async () => {
+              const used = await auth.consume({ sessionToken })
+              return used.status === 'ok' ? used.authorization.type : used.status
+            })
+          }
+        }),
+      ),
+    )
+  }
+  return {
+    outcomes,
+    byKey,
+    counts: {
+      operations,
+      loads: store.loads - before.loads,
+      commits: store.commits - before.commits,
+      conflicts: store.conflicts - before.conflicts,
+    },
+  }
+}
+
+process.on('message', (job: Job) => {
+  if (job.phase === 'exit') {
+    // The process opened this client, so it closes it.
+    void client.quit().finally(() => process.exit(0))
+    return
+  }
+  run(job).then(
+    (report) => process.send?.({ ok: true, report }),
+    (error: unknown) => process.send?.({ ok: false, error: String(error) }),
+  )
+})
+process.send?.({ ready: true })
