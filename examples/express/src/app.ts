@@ -6,9 +6,12 @@
  */
 import express, { type ErrorRequestHandler, type Express } from 'express'
 import { scanAuthRouter, wechatCallbackMiddleware } from './middleware'
-import { createWiring, listenAndWire, PUBLIC_DIR, type ExampleConfig, type RunningServer, type Wiring } from './wiring'
+import type { ExampleConfig } from './config'
+import { listenAndWire, type RunningServer } from './serve'
+import { createWiring, PUBLIC_DIR, type Wiring } from './wiring'
 
-export { configFromEnv, type ExampleConfig, type RunningServer } from './wiring'
+export { configFromEnv, type ExampleConfig } from './config'
+export type { RunningServer } from './serve'
 
 /** Builds the app for `config` (store, platform, routes); `wiring.close()` releases them. */
 export async function createApp(config: ExampleConfig): Promise<{ app: Express; wiring: Wiring }> {

@@ -1,8 +1,8 @@
 /**
- * `npm start`: the Express example server, configured from the environment (see `wiring.ts`). With no
+ * `npm start`: the Express example server, configured from the environment (see `config.ts`). With no
  * WeChat account configured it starts the WeChat emulator in-process, so it runs anywhere.
  */
 import { startServer } from './app'
-import { main } from './wiring'
+import { main } from './serve'
 
 await main(startServer)

@@ -1,29 +1,12 @@
 /**
- * What both example servers (Express and Koa) share, apart from their framework: configuration from
- * the environment, the store, the WeChat side (the real API or an emulator started in-process),
- * logging, the demo page's files and its two small endpoints. The Koa example imports this file by a
- * relative path, so there is one copy.
- *
- * Environment:
- *
- * | variable | meaning |
- * |---|---|
- * | `PORT` | port to listen on (default 3000; 0 picks a free one) |
- * | `HOST` | address to listen on (default: every interface) |
- * | `SCANAUTH_STORE` | `sqlite` (default), `memory` or `redis` |
- * | `SCANAUTH_SQLITE_FILE` | SQLite file (default `./data/scanauth.sqlite`; the folder is created) |
- * | `REDIS_URL`, `SCANAUTH_REDIS_PREFIX` | Redis server (default `redis://127.0.0.1:6379`) and key prefix (default `scanauth:`) |
- * | `SCANAUTH_SCENE_TTL_SECONDS` | QR code lifetime (default 300) |
- * | `WECHAT_APP_ID`, `WECHAT_APP_SECRET`, `WECHAT_TOKEN` | the Official Account; without them an emulator is started |
- * | `WECHAT_ENCODING_AES_KEY` | safe-mode key (optional) |
- * | `WECHAT_API_BASE` | API base URL (default WeChat's), e.g. an emulator running elsewhere |
+ * What both example servers share apart from their framework and configuration: the store, the
+ * WeChat side (the real API or an emulator started in-process), logging, the demo page's files and
+ * its two small endpoints.
  *
  * @module
  */
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
-import { createServer, type RequestListener, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -32,86 +15,10 @@ import { createScanAuth, MemoryStore, SCENE_STR_PATTERN, type ScanAuth, type Sto
 import { SqliteStore } from '@scanauth/sqlite'
 import { RedisStore } from '@scanauth/redis'
 import { createWechatCallback, createWechatQrProvider, type WechatCallback } from '@scanauth/wechat'
-import { startWechatEmulator } from '@scanauth/wechat/emulator'
+import { startWechatEmulator, type WechatEmulator } from '@scanauth/wechat/emulator'
+import { ConfigError, type ExampleConfig, type StoreConfig, type WechatConfig } from './config'
 
-/** Where the store lives. */
-export type StoreConfig =
-  | { kind: 'memory' }
-  | { kind: 'sqlite'; filename: string }
-  | { kind: 'redis'; url: string; keyPrefix: string }
-
-/** The WeChat side: an emulator started in-process, or an Official Account (at `apiBaseUrl`, default WeChat's). */
-export type WechatConfig =
-  | { kind: 'emulator' }
-  | { kind: 'account'; appId: string; appSecret: string; token: string; encodingAESKey?: string; apiBaseUrl?: string }
-
-/** Everything an example server needs; {@link configFromEnv} builds it from the environment. */
-export interface ExampleConfig {
-  port: number
-  /** Listen address; default every interface. */
-  host?: string
-  store: StoreConfig
-  wechat: WechatConfig
-  /** QR code lifetime in seconds (core's default 300 when absent). */
-  sceneTtlSeconds?: number
-  /** Where log lines go. Default: standard output. */
-  log?: (line: string) => void
-  /** The clock of scanauth, in epoch milliseconds (tests move it to show expiry). Default `Date.now`. */
-  now?: () => number
-}
-
-/** A configuration mistake, said in words a person can act on. */
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-}
-
-/** Reads the configuration from environment variables (see the table at the top of this file). */
-export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConfig {
-  const value = (name: string) => (env[name]?.trim() ? env[name].trim() : undefined)
-  const integer = (name: string, fallback: number | undefined, max: number) => {
-    const raw = value(name)
-    if (raw === undefined) return fallback
-    const n = Number(raw)
-    if (!/^\d+$/.test(raw) || n > max) throw new ConfigError(`${name} must be an integer from 0 to ${max}, not "${raw}"`)
-    return n
-  }
-
-  const kind = value('SCANAUTH_STORE') ?? 'sqlite'
-  let store: StoreConfig
-  if (kind === 'memory') store = { kind }
-  else if (kind === 'sqlite') store = { kind, filename: resolve(value('SCANAUTH_SQLITE_FILE') ?? './data/scanauth.sqlite') }
-  else if (kind === 'redis') store = { kind, url: value('REDIS_URL') ?? 'redis://127.0.0.1:6379', keyPrefix: value('SCANAUTH_REDIS_PREFIX') ?? 'scanauth:' }
-  else throw new ConfigError(`SCANAUTH_STORE must be sqlite, memory or redis, not "${kind}"`)
-
-  const account = { appId: value('WECHAT_APP_ID'), appSecret: value('WECHAT_APP_SECRET'), token: value('WECHAT_TOKEN') }
-  let wechat: WechatConfig = { kind: 'emulator' }
-  if (account.appId !== undefined || account.appSecret !== undefined) {
-    const missing = Object.entries({ WECHAT_APP_ID: account.appId, WECHAT_APP_SECRET: account.appSecret, WECHAT_TOKEN: account.token })
-      .filter(([, v]) => v === undefined)
-      .map(([k]) => k)
-    if (missing.length > 0) throw new ConfigError(`${missing.join(', ')} must be set too (or unset WECHAT_APP_ID and WECHAT_APP_SECRET to use the emulator)`)
-    wechat = {
-      kind: 'account',
-      appId: account.appId as string,
-      appSecret: account.appSecret as string,
-      token: account.token as string,
-      encodingAESKey: value('WECHAT_ENCODING_AES_KEY'),
-      apiBaseUrl: value('WECHAT_API_BASE'),
-    }
-  } else if (value('WECHAT_API_BASE') !== undefined) {
-    throw new ConfigError('WECHAT_API_BASE needs WECHAT_APP_ID, WECHAT_APP_SECRET and WECHAT_TOKEN')
-  }
-
-  return {
-    port: integer('PORT', 3000, 65535) as number,
-    host: value('HOST'),
-    store,
-    wechat,
-    sceneTtlSeconds: integer('SCANAUTH_SCENE_TTL_SECONDS', undefined, 2_592_000),
-  }
-}
-
-type Emulator = Awaited<ReturnType<typeof startWechatEmulator>>
+type Emulator = WechatEmulator
 
 /** A response of the demo endpoints, for any framework to send as JSON. */
 export interface DemoResponse {
@@ -296,99 +203,4 @@ function redactUrl(url: string): string {
   } catch {
     return 'redis'
   }
-}
-
-/** A started example server. */
-export interface RunningServer {
-  /** Where to open the demo page, e.g. `http://localhost:3000`. */
-  url: string
-  port: number
-  server: Server
-  wiring: Wiring
-  /** Stops accepting requests, lets the ones in flight finish (2 s at most), then closes the emulator and the store. */
-  close(): Promise<void>
-}
-
-/** Serves `listener` as configured, tells the emulator where we are, and logs the address. */
-export async function listenAndWire(listener: RequestListener, wiring: Wiring, config: ExampleConfig): Promise<RunningServer> {
-  const server = createServer(listener)
-  try {
-    await new Promise<void>((ok, fail) => {
-      server.once('error', fail)
-      server.listen(config.port, config.host, () => ok())
-    })
-    const { port } = server.address() as AddressInfo
-    const anyHost = config.host === undefined || config.host === '0.0.0.0' || config.host === '::'
-    const reachable = anyHost ? '127.0.0.1' : config.host?.includes(':') ? `[${config.host}]` : config.host
-    await wiring.listening(`http://${reachable}:${port}`)
-    const url = `http://${anyHost ? 'localhost' : reachable}:${port}`
-    wiring.log(`listening on ${url}`)
-    let closing: Promise<void> | undefined
-    return {
-      url,
-      port,
-      server,
-      wiring,
-      close: () =>
-        (closing ??= (async () => {
-          await stopServer(server)
-          await wiring.close()
-        })()),
-    }
-  } catch (error) {
-    await stopServer(server).catch(() => {})
-    await wiring.close()
-    throw error
-  }
-}
-
-function stopServer(server: Server): Promise<void> {
-  if (!server.listening) return Promise.resolve()
-  return new Promise((ok, fail) => {
-    const force = setTimeout(() => server.closeAllConnections(), 2000)
-    server.close((error) => {
-      clearTimeout(force)
-      if (error) fail(error)
-      else ok()
-    })
-    server.closeIdleConnections()
-  })
-}
-
-/**
- * The body of `server.ts`: starts from the environment, and on SIGINT or SIGTERM closes the server,
- * the emulator and the store and exits 0 (another signal a second later exits at once with 1). A configuration
- * error is printed and exits 1.
- */
-export async function main(start: (config: ExampleConfig) => Promise<RunningServer>): Promise<void> {
-  let running: RunningServer
-  try {
-    running = await start(configFromEnv())
-  } catch (error) {
-    console.error(`scanauth example failed to start: ${error instanceof Error ? error.message : String(error)}`)
-    process.exit(1)
-  }
-  let stoppingSince: number | undefined
-  const stop = (signal: NodeJS.Signals) => {
-    // Ctrl-C reaches npm, tsx and this process at once, and they pass it on: a repeat within a
-    // second is that echo. A later one means "stop now".
-    if (stoppingSince !== undefined) {
-      if (Date.now() - stoppingSince > 1000) process.exit(1)
-      return
-    }
-    stoppingSince = Date.now()
-    running.wiring.log(`${signal}: shutting down`)
-    running.close().then(
-      () => {
-        running.wiring.log('stopped')
-        process.exit(0)
-      },
-      (error: unknown) => {
-        console.error(`shutdown failed: ${String(error)}`)
-        process.exit(1)
-      },
-    )
-  }
-  process.on('SIGINT', stop)
-  process.on('SIGTERM', stop)
 }

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import type { ExampleConfig, RunningServer } from '../src/wiring'
+import type { ExampleConfig } from '../src/config'
+import type { RunningServer } from '../src/serve'
 import { closedPort, fetchJson, postJson } from './helpers'
 
 export type StartServer = (config: ExampleConfig) => Promise<RunningServer>

@@ -1,7 +1,7 @@
 // The Express example server (src/app.ts) over real sockets: the shared suite, then what is Express's own.
 import { describe, expect, it } from 'vitest'
 import { configFromEnv, startServer } from '../src/app'
-import { ConfigError } from '../src/wiring'
+import { ConfigError } from '../src/config'
 import { describeExampleApp } from './app-suite'
 
 describeExampleApp('express', startServer)

@@ -8,9 +8,12 @@
 import Koa from 'koa'
 import { bodyParser } from '@koa/bodyparser'
 import { scanAuthMiddleware, wechatCallbackMiddleware } from './middleware'
-import { createWiring, listenAndWire, publicFile, type ExampleConfig, type RunningServer, type Wiring } from '../../express/src/wiring'
+import type { ExampleConfig } from '../../express/src/config'
+import { listenAndWire, type RunningServer } from '../../express/src/serve'
+import { createWiring, publicFile, type Wiring } from '../../express/src/wiring'
 
-export { configFromEnv, type ExampleConfig, type RunningServer } from '../../express/src/wiring'
+export { configFromEnv, type ExampleConfig } from '../../express/src/config'
+export type { RunningServer } from '../../express/src/serve'
 
 /** Builds the app for `config` (store, platform, routes); `wiring.close()` releases them. */
 export async function createApp(config: ExampleConfig): Promise<{ app: Koa; wiring: Wiring }> {
