@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import type { ExampleConfig } from '../src/config'
 import type { RunningServer } from '../src/serve'
-import { closedPort, fetchJson, postJson } from './helpers'
+import { closedPort, createPendingScene, fetchJson, pollAuthorized, postJson, useSession } from './helpers'
 
 export type StartServer = (config: ExampleConfig) => Promise<RunningServer>
 
@@ -45,49 +45,33 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
 
   /** Create → the emulated phone scans (a push to /wechat/callback) → poll: the session token. */
   async function signIn(url: string, server: RunningServer, openid = 'o_test_user_1'): Promise<{ scene: string; token: string }> {
-    const created = await postJson(`${url}/auth/create_scene`, { device_id: `${framework}-device` })
-    expect(created.status).toBe(200)
-    const scene = created.body.scene_str as string
-    expect((await fetchJson(`${url}/auth/status?scene=${scene}`)).body).toEqual({ status: 'pending' })
+    const scene = (await createPendingScene(url, `${framework}-device`)).scene_str as string
     const push = await server.wiring.emulator!.scan({ sceneStr: scene, openid })
     expect(push.status).toBe(200)
-    const polled = await fetchJson(`${url}/auth/status?scene=${scene}`)
-    expect(polled.body.status).toBe('authorized')
-    return { scene, token: polled.body.session_token }
+    return { scene, token: (await pollAuthorized(url, scene)).token }
   }
 
   describe(`the ${framework} example server`, () => {
     it('runs the whole flow through the emulator: create, scan via the callback, poll, session, consume', async () => {
       const { server, url, lines } = await start()
-      const created = await postJson(`${url}/auth/create_scene`, { device_id: 'flow-device' })
-      expect(created.status).toBe(200)
-      expect(created.body.qr_url.startsWith(server.wiring.emulator!.url)).toBe(true)
-      const image = await fetch(created.body.qr_url)
+      const created = await createPendingScene(url, 'flow-device')
+      expect(created.qr_url.startsWith(server.wiring.emulator!.url)).toBe(true)
+      const image = await fetch(created.qr_url)
       expect(image.headers.get('content-type')).toBe('image/png')
       expect((await image.arrayBuffer()).byteLength).toBeGreaterThan(100)
 
-      const scene = created.body.scene_str as string
-      expect((await fetchJson(`${url}/auth/status?scene=${scene}`)).body).toEqual({ status: 'pending' })
+      const scene = created.scene_str as string
       const push = await server.wiring.emulator!.scan({ sceneStr: scene, openid: 'o_flow_user' })
       expect(push.status).toBe(200)
       expect(push.replyError).toBeNull()
 
-      const polled = await fetchJson(`${url}/auth/status?scene=${scene}`)
-      expect(polled.body).toEqual({
-        status: 'authorized',
-        session_token: expect.any(String),
-        authorization: { type: 'time', end_at: expect.any(String), remaining_points: 0 },
-      })
-      const bearer = { authorization: `Bearer ${polled.body.session_token}` }
-      const session = await fetchJson(`${url}/auth/session`, { headers: bearer })
-      expect(session.status).toBe(200)
-      expect(session.body).toMatchObject({ device_id: 'flow-device', authorization: { type: 'time' } })
-      expect((await postJson(`${url}/auth/consume`, {}, bearer)).body).toMatchObject({ status: 'ok' })
+      const { token, bearer } = await pollAuthorized(url, scene)
+      await useSession(url, bearer, 'flow-device')
       expect((await fetchJson(`${url}/api/me`, { headers: bearer })).body).toMatchObject({ device_id: 'flow-device' })
 
       // A second scan of the same code changes nothing.
       expect((await server.wiring.emulator!.scan({ sceneStr: scene, openid: 'o_someone_else' })).status).toBe(200)
-      expect((await fetchJson(`${url}/auth/status?scene=${scene}`)).body.session_token).toBe(polled.body.session_token)
+      expect((await fetchJson(`${url}/auth/status?scene=${scene}`)).body.session_token).toBe(token)
 
       const log = lines.join('\n')
       expect(log).toContain(`scene ${scene} created for device flow-device`)

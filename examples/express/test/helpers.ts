@@ -1,11 +1,12 @@
 /**
  * Helpers the Express and Koa tests share (the Koa tests import this file by a relative path): a real
- * server on 127.0.0.1 and an ephemeral port, a QR provider for tests that need no platform, and a
- * port nothing listens on.
+ * server on 127.0.0.1 and an ephemeral port, a QR provider for tests that need no platform, a port
+ * nothing listens on, and the steps of the sign-in flow every suite walks through.
  */
 import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { QrProvider } from '@scanauth/core'
+import { afterEach, expect } from 'vitest'
+import { createScanAuth, MemoryStore, type QrProvider, type ScanAuth } from '@scanauth/core'
 
 export interface Listening {
   url: string
@@ -30,6 +31,28 @@ export function closeServer(server: Server): Promise<void> {
     server.close((error) => (error ? reject(error) : resolve()))
     server.closeAllConnections()
   })
+}
+
+/**
+ * Registers an `afterEach` that closes every server started during the test, and returns `serve`:
+ * serves a listener (an Express app, a Koa app's `callback()`) and resolves with its base URL. Call
+ * once at the top of a test file.
+ */
+export function serverPerTest(): (listener: RequestListener) => Promise<string> {
+  const open: Listening[] = []
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((l) => l.close()))
+  })
+  return async (listener) => {
+    const l = await listen(listener)
+    open.push(l)
+    return l.url
+  }
+}
+
+/** A service on a fresh MemoryStore and `qr` (by default {@link testQr}). */
+export function memoryAuth(qr: QrProvider = testQr()): ScanAuth {
+  return createScanAuth({ store: new MemoryStore(), qr })
 }
 
 /** A QR provider that answers a made-up address, or fails with `reason` when given one. */
@@ -67,4 +90,44 @@ export async function fetchJson(url: string, init: RequestInit = {}): Promise<{ 
 /** A JSON POST. */
 export function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
   return fetchJson(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+}
+
+/** `POST /auth/create_scene` for `deviceId`, which must answer 200 with a scene that polls as pending. Returns the answer's body. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test bodies are read field by field
+export async function createPendingScene(url: string, deviceId: string): Promise<any> {
+  const created = await postJson(`${url}/auth/create_scene`, { device_id: deviceId })
+  expect(created.status).toBe(200)
+  expect((await fetchJson(`${url}/auth/status?scene=${created.body.scene_str}`)).body).toEqual({ status: 'pending' })
+  return created.body
+}
+
+/**
+ * Polls `scene`, which must be authorized by now with the free trial (a time authorization): a JSON
+ * answer that is never cached, with the session token. Returns the token and its `authorization` header.
+ */
+export async function pollAuthorized(url: string, scene: string): Promise<{ token: string; bearer: { authorization: string } }> {
+  const polled = await fetchJson(`${url}/auth/status?scene=${scene}`)
+  expect(polled.status).toBe(200)
+  expect(polled.headers.get('content-type')).toMatch(/^application\/json/)
+  expect(polled.headers.get('cache-control')).toBe('no-store')
+  expect(polled.body).toEqual({
+    status: 'authorized',
+    session_token: expect.any(String),
+    authorization: { type: 'time', end_at: expect.any(String), remaining_points: 0 },
+  })
+  const token = polled.body.session_token as string
+  return { token, bearer: { authorization: `Bearer ${token}` } }
+}
+
+/**
+ * Reads the session behind `bearer`, which must be on `deviceId` with a time authorization, then
+ * consumes once with it (`ok`). Returns the session's body.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test bodies are read field by field
+export async function useSession(url: string, bearer: { authorization: string }, deviceId: string): Promise<any> {
+  const session = await fetchJson(`${url}/auth/session`, { headers: bearer })
+  expect(session.status).toBe(200)
+  expect(session.body).toMatchObject({ device_id: deviceId, authorization: { type: 'time' } })
+  expect((await postJson(`${url}/auth/consume`, {}, bearer)).body).toMatchObject({ status: 'ok', authorization: { type: 'time' } })
+  return session.body
 }

@@ -1,17 +1,15 @@
 // Crash safety: a worker process is SIGKILLed in the middle of a multi-process load (most of its
 // time is spent inside SQLite calls, so the kill usually lands in or around a transaction). The
 // file is then reopened and every invariant must hold: SQLite's WAL makes each commit all or nothing.
-import Database from 'better-sqlite3'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createScanAuth } from '@scanauth/core'
-import { checkInvariants, ManualClock, RecordingQrProvider } from '@scanauth/testkit'
+import { checkInvariants, RecordingQrProvider } from '@scanauth/testkit'
 import { SqliteStore } from '@scanauth/sqlite'
-import { explicitChecks } from './support/checks'
-import { dumpFile, tempDb, type TempDb } from './support/files'
-import { SERVICE_SETTINGS, startWorker, type Report, type WorkerHandle } from './workers/protocol'
+import { dumpFile } from './support/files'
+import { DAY, SECOND } from './support/fixture'
+import { exitAll, expectSoundFile, range, runOnAll, sessionTokens, sum, useWorkerFleet } from './support/fleet'
+import { SERVICE_SETTINGS, type Report, type WorkerHandle } from './workers/protocol'
 
-const SECOND = 1000
-const DAY = 24 * 3600 * SECOND
 const WORKERS = 4
 const SHARED_SCENES = 200
 const SHARED_OPENIDS = 10
@@ -21,29 +19,11 @@ const PROGRESS_EVERY = 50
 const OPS_BEFORE_KILL = 300
 const OPS_AFTER_KILL = 300
 
-let temp: TempDb | null = null
-let workers: WorkerHandle[] = []
-
-afterEach(async () => {
-  for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL')
-  await Promise.all(workers.map((w) => w.exited))
-  workers = []
-  await temp?.remove()
-  temp = null
-})
-
-const range = (n: number) => Array.from({ length: n }, (_, i) => i)
+const fleet = useWorkerFleet()
 
 describe('SqliteStore crash safety', () => {
   it('keeps every invariant when a worker is killed with SIGKILL mid-load', { timeout: 120_000 }, async () => {
-    temp = await tempDb()
-    const { filename } = temp
-    workers = await Promise.all(range(WORKERS).map((i) => startWorker(filename, i)))
-
-    const clock = new ManualClock()
-    const t0 = clock.now()
-    const parent = new SqliteStore({ filename })
-    const auth = createScanAuth({ store: parent, qr: new RecordingQrProvider(), now: clock.now, ...SERVICE_SETTINGS })
+    const { filename, workers, clock, t0, parent, auth } = await fleet.start(WORKERS)
     const ownOpenids = range(WORKERS).map((w) => range(OWN_OPENIDS).map((j) => `crash-w${w}-u${j}`))
 
     // Setup at t0: each worker's own users scan two scenes each, so they have sessions.
@@ -52,18 +32,13 @@ describe('SqliteStore crash safety', () => {
       ownScenes.push([])
       for (const _ of range(OWN_OPENIDS * 2)) ownScenes[w]?.push((await auth.createScene({ deviceId: `own-${w}` })).sceneStr)
     }
-    await Promise.all(
-      workers.map((worker, w) =>
-        worker.run({ kind: 'scan', now: t0 + SECOND, tasks: (ownScenes[w] ?? []).map((sceneStr, i) => ({ sceneStr, openid: ownOpenids[w]?.[i % OWN_OPENIDS] as string })) }),
-      ),
-    )
+    await runOnAll(workers, (w) => ({
+      kind: 'scan',
+      now: t0 + SECOND,
+      tasks: (ownScenes[w] ?? []).map((sceneStr, i) => ({ sceneStr, openid: ownOpenids[w]?.[i % OWN_OPENIDS] as string })),
+    }))
     const setup = dumpFile(filename)
-    const ownTokens = ownOpenids.map((list) =>
-      list.flatMap((openid) => {
-        const user = setup.users.find((u) => u.openid === openid)
-        return setup.sessions.filter((s) => s.userId === user?.id).map((s) => s.token)
-      }),
-    )
+    const ownTokens = ownOpenids.map((list) => list.flatMap((openid) => sessionTokens(setup, openid)))
 
     // The load, a day later (own users' free trials are over, so each consume spends one point).
     clock.set(t0 + DAY - 60 * SECOND)
@@ -85,18 +60,11 @@ describe('SqliteStore crash safety', () => {
     await Promise.all(survivors.map((w) => w.progressed(w.opsDone() + OPS_AFTER_KILL)))
     for (const w of survivors) w.child.send({ kind: 'stop' })
     const reports = (await Promise.all(loops.slice(1))) as Report[]
-    for (const w of survivors) w.child.send({ kind: 'exit' })
-    await Promise.all(survivors.map((w) => w.exited))
+    await exitAll(survivors)
 
     // --- Reopen and check.
-    const raw = new Database(filename)
-    expect(raw.pragma('integrity_check', { simple: true })).toBe('ok')
-    expect(raw.pragma('foreign_key_check')).toEqual([])
-    raw.close()
+    const snapshot = expectSoundFile(filename)
     const reopened = new SqliteStore({ filename })
-    const snapshot = dumpFile(filename)
-    expect(checkInvariants(snapshot)).toEqual([])
-    expect(explicitChecks(snapshot)).toEqual([])
 
     // The survivors' own users: every point granted is stored, every successful consume took one.
     for (const [i, report] of reports.entries()) {
@@ -118,7 +86,7 @@ describe('SqliteStore crash safety', () => {
     await reopened.close()
     expect(checkInvariants(dumpFile(filename))).toEqual([])
 
-    const total = (pick: (r: Report) => number) => reports.reduce((t, r) => t + pick(r), 0)
+    const total = (pick: (r: Report) => number) => sum(reports, pick)
     console.log(
       `[crash] victim killed after ${victimOps} reported ops; survivors: ${total((r) => r.scans)} scans, ${total((r) => r.polls)} polls, ` +
         `${total((r) => r.grants)} grants, ${total((r) => r.consumes.ok)} consumes ok, ${total((r) => r.commits)} commits, ` +

@@ -1,17 +1,12 @@
 // Four worker processes, each with its own createScanAuth and SqliteStore, on one file: concurrent
 // scans of the same scenes, the same new openids on many scenes, grants, concurrent consumes.
 // Afterwards every invariant is read straight from the tables.
-import { afterEach, describe, expect, it } from 'vitest'
-import { createScanAuth } from '@scanauth/core'
-import { checkInvariants, ManualClock, RecordingQrProvider } from '@scanauth/testkit'
-import { SqliteStore } from '@scanauth/sqlite'
-import { explicitChecks, pointsTotals } from './support/checks'
-import { dumpFile, tempDb, type TempDb } from './support/files'
-import { SERVICE_SETTINGS, startWorker, type Report, type WorkerHandle } from './workers/protocol'
-import Database from 'better-sqlite3'
+import { describe, expect, it } from 'vitest'
+import { pointsTotals } from './support/checks'
+import { dumpFile } from './support/files'
+import { DAY, SECOND } from './support/fixture'
+import { exitAll, expectSoundFile, range, runOnAll, sessionTokens, sum, useWorkerFleet } from './support/fleet'
 
-const SECOND = 1000
-const DAY = 24 * 3600 * SECOND
 const WORKERS = 4
 const SCENES = 120
 const OPENIDS = 12
@@ -20,72 +15,43 @@ const GRANT_ONLY = 8
 /** Users 0..HOT-1 receive more consume attempts than they have points. */
 const HOT = 4
 
-let temp: TempDb | null = null
-let workers: WorkerHandle[] = []
-
-afterEach(async () => {
-  for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL')
-  await Promise.all(workers.map((w) => w.exited))
-  workers = []
-  await temp?.remove()
-  temp = null
-})
-
-const range = (n: number) => Array.from({ length: n }, (_, i) => i)
-const sum = (reports: Report[], pick: (r: Report) => number) => reports.reduce((total, r) => total + pick(r), 0)
+const fleet = useWorkerFleet()
 
 describe('SqliteStore across processes', () => {
   it(`keeps every invariant with ${WORKERS} processes scanning, granting and consuming at once`, { timeout: 120_000 }, async () => {
-    temp = await tempDb()
-    const { filename } = temp
     // All workers open the brand-new file at the same moment: one of them migrates it.
-    workers = await Promise.all(range(WORKERS).map((i) => startWorker(filename, i)))
-
-    const clock = new ManualClock()
-    const t0 = clock.now()
-    const parent = new SqliteStore({ filename })
-    const auth = createScanAuth({ store: parent, qr: new RecordingQrProvider(), now: clock.now, ...SERVICE_SETTINGS })
+    const { filename, workers, t0, parent, auth } = await fleet.start(WORKERS)
     const scenes: string[] = []
     for (const i of range(SCENES)) scenes.push((await auth.createScene({ deviceId: `device-${i}` })).sceneStr)
     const openids = range(OPENIDS).map((i) => `mp-user-${i}`)
 
     // Every worker scans every scene (4 scans per scene); each openid scans SCENES / OPENIDS scenes.
     const scanTasks = scenes.map((sceneStr, i) => ({ sceneStr, openid: openids[i % OPENIDS] as string }))
-    const scans = await Promise.all(workers.map((w) => w.run({ kind: 'scan', now: t0 + SECOND, tasks: scanTasks })))
+    const scans = await runOnAll(workers, { kind: 'scan', now: t0 + SECOND, tasks: scanTasks })
 
     // Every worker grants 2 × 5 points to every user, and 3 points to each grant-only openid.
     const grantTasks = [
       ...openids.flatMap((openid) => [{ openid, points: 5 }, { openid, points: 5 }]),
       ...range(GRANT_ONLY).map((j) => ({ openid: `mp-grant-only-${j}`, points: 3 })),
     ]
-    const grants = await Promise.all(workers.map((w) => w.run({ kind: 'grant', now: t0 + 2 * SECOND, tasks: grantTasks })))
+    const grants = await runOnAll(workers, { kind: 'grant', now: t0 + 2 * SECOND, tasks: grantTasks })
 
     // A day later (the free trials have ended) every worker consumes through every session of the
     // users: far more attempts than points on the hot users, fewer on the others.
     const afterGrants = dumpFile(filename)
-    const tokensOf = (openid: string) => {
-      const user = afterGrants.users.find((u) => u.openid === openid)
-      return afterGrants.sessions.filter((s) => s.userId === user?.id).map((s) => s.token)
-    }
+    const tokensOf = (openid: string) => sessionTokens(afterGrants, openid)
     const perUser = SCENES / OPENIDS
     const consumeTokens = [
       ...range(100).map((i) => tokensOf(openids[i % HOT] as string)[i % perUser] as string),
       ...range(4 * OPENIDS).map((i) => tokensOf(openids[i % OPENIDS] as string)[Math.floor(i / OPENIDS) % perUser] as string),
     ]
-    const consumes = await Promise.all(workers.map((w) => w.run({ kind: 'consume', now: t0 + DAY, tokens: consumeTokens })))
+    const consumes = await runOnAll(workers, { kind: 'consume', now: t0 + DAY, tokens: consumeTokens })
 
-    await Promise.all(workers.map((w) => w.child.send({ kind: 'exit' })))
-    await Promise.all(workers.map((w) => w.exited))
+    await exitAll(workers)
     await parent.close()
 
     // --- Straight from the tables.
-    const raw = new Database(filename, { readonly: true })
-    const integrity = raw.pragma('integrity_check', { simple: true })
-    raw.close()
-    expect(integrity).toBe('ok')
-    const snapshot = dumpFile(filename)
-    expect(checkInvariants(snapshot)).toEqual([])
-    expect(explicitChecks(snapshot)).toEqual([])
+    const snapshot = expectSoundFile(filename, { readonly: true })
 
     // One processing per scene: exactly one of the 4 × SCENES scans of each scene was processed.
     const processed = scans.flatMap((r) => r.processed)

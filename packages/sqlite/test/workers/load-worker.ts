@@ -39,25 +39,15 @@ process.on('message', (command: Command) => {
 send({ kind: 'ready' })
 
 async function handle(command: Command): Promise<void> {
+  if ('now' in command) now = command.now
   switch (command.kind) {
     case 'scan':
-      now = command.now
-      await phase(shuffle(command.tasks), scanAndPoll)
-      return
+      return phase(command.tasks, scanAndPoll)
     case 'grant':
-      now = command.now
-      await phase(shuffle(command.tasks), async ({ openid, points }) => {
-        await auth.grant({ openid, type: 'points', points, source: 'purchase' })
-        report.grants++
-        report.pointsGranted += points
-      })
-      return
+      return phase(command.tasks, grantPoints)
     case 'consume':
-      now = command.now
-      await phase(shuffle(command.tokens), consumeOne)
-      return
+      return phase(command.tokens, consumeOne)
     case 'loop':
-      now = command.now
       report = emptyReport()
       await loop(command)
       send({ kind: 'done', report })
@@ -72,8 +62,9 @@ async function handle(command: Command): Promise<void> {
   }
 }
 
-/** Runs `work` over every item with LANES in flight, then reports. */
-async function phase<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
+/** Runs `work` over every item, in this worker's own shuffled order, with LANES in flight; then reports. */
+async function phase<T>(tasks: T[], work: (item: T) => Promise<void>): Promise<void> {
+  const items = shuffle(tasks)
   report = emptyReport()
   let next = 0
   await Promise.all(
@@ -89,8 +80,18 @@ async function scanAndPoll({ sceneStr, openid }: { sceneStr: string; openid: str
   report.scans++
   if (result.result === 'invalid') report.invalid++
   else report.processed.push({ sceneStr, openid, userId: result.userId })
+  await poll(sceneStr)
+}
+
+async function poll(sceneStr: string): Promise<void> {
   await auth.getStatus(sceneStr)
   report.polls++
+}
+
+async function grantPoints({ openid, points }: { openid: string; points: number }): Promise<void> {
+  await auth.grant({ openid, type: 'points', points, source: 'purchase' })
+  report.grants++
+  report.pointsGranted += points
 }
 
 async function consumeOne(sessionToken: string): Promise<void> {
@@ -107,19 +108,12 @@ async function loop(command: Extract<Command, { kind: 'loop' }>): Promise<void> 
       while (!stopRequested) {
         const roll = random()
         if (roll < 0.3) await scanAndPoll({ sceneStr: pick(command.sharedScenes), openid: pick(command.sharedOpenids) })
-        else if (roll < 0.4) {
-          await auth.getStatus(pick(command.sharedScenes))
-          report.polls++
-        } else if (roll < 0.55) {
-          await auth.grant({ openid: pick(command.ownOpenids), type: 'points', points: 3, source: 'purchase' })
-          report.grants++
-          report.pointsGranted += 3
+        else if (roll < 0.4) await poll(pick(command.sharedScenes))
+        else if (roll < 0.55) {
+          await grantPoints({ openid: pick(command.ownOpenids), points: 3 })
           report.ownPointsGranted += 3
-        } else if (roll < 0.6) {
-          await auth.grant({ openid: pick(command.sharedOpenids), type: 'points', points: 2, source: 'purchase' })
-          report.grants++
-          report.pointsGranted += 2
-        } else await consumeOne(pick(command.ownTokens))
+        } else if (roll < 0.6) await grantPoints({ openid: pick(command.sharedOpenids), points: 2 })
+        else await consumeOne(pick(command.ownTokens))
         if (++ops % command.progressEvery === 0) send({ kind: 'progress', ops })
         // The store answers synchronously, so without this the lanes would chain microtasks forever
         // and never let the event loop read the parent's `stop`.
