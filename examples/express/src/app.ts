@@ -25,7 +25,7 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Express; 
   // The app's own global parser: scanauth and the WeChat callback work beside it.
   app.use(express.json())
 
-  app.use('/auth', scanAuthRouter(wiring.auth))
+  app.use('/auth', scanAuthRouter(wiring.auth, { onError: wiring.logError }))
   app.use('/wechat/callback', wechatCallbackMiddleware(wiring.wechatCallback))
 
   // Routes of the app itself. `/api/me` shows how a route of yours checks the session.

@@ -41,6 +41,8 @@ export interface Wiring {
   demoConfig(): DemoResponse
   /** `POST /demo/emulator-scan` `{scene_str, openid?}`: the emulated phone scans the scene. */
   demoScan(body: unknown): Promise<DemoResponse>
+  /** Logs an unexpected error behind a 500 answer (the answer itself reveals nothing). */
+  logError(error: unknown): void
   /** Logs a request worth seeing (errors); successful polls and page files stay quiet. */
   logRequest(method: string, path: string, status: number): void
   /** Closes the emulator and the store. */
@@ -154,6 +156,9 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
           log(`emulated scan failed: ${error instanceof Error ? error.message : String(error)}`)
           return { status: 502, body: { detail: `The emulated scan failed: ${error instanceof Error ? error.message : String(error)}` } }
         }
+      },
+      logError(error) {
+        log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
       },
       logRequest(method, path, status) {
         if (status >= 400) log(`${method} ${path} -> ${status}`)

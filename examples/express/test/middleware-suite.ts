@@ -4,7 +4,11 @@
  * own. Real sockets, core only (MemoryStore and a QR provider in the test).
  */
 import { describe, expect, it } from 'vitest'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createScanAuth, MemoryStore, type ScanAuth } from '@scanauth/core'
+import { SqliteStore } from '@scanauth/sqlite'
 import { createPendingScene, fetchJson, memoryAuth, pollAuthorized, postJson, testQr, useSession } from './helpers'
 
 export interface MiddlewareHost {
@@ -14,7 +18,7 @@ export interface MiddlewareHost {
    * app's own: `POST /auth/login` answers `{ own: 'login', got: <the parsed body, or null> }`,
    * `GET /auth/profile` `{ own: 'profile' }` and `GET /health` the text `ok`. Resolves with the base URL.
    */
-  serveHost(auth: ScanAuth, options?: { bodyParser?: boolean }): Promise<string>
+  serveHost(auth: ScanAuth, options?: { bodyParser?: boolean; onError?: (error: unknown) => void }): Promise<string>
 }
 
 export function describeMiddlewareRoutes(framework: 'express' | 'koa', { serveHost }: MiddlewareHost): void {
@@ -93,6 +97,20 @@ export function describeMiddlewareRoutes(framework: 'express' | 'koa', { serveHo
       expect(res.status).toBe(502)
       expect(res.body.detail).toMatch(/QR code creation failed.*platform is down/)
       expect(store.snapshot().scenes).toEqual([])
+    })
+
+    it('answers 500 {detail} for a store failure and reports the error to onError', async () => {
+      // A real store that fails: a SqliteStore whose database has been closed.
+      const dir = await mkdtemp(join(tmpdir(), 'scanauth-mw-'))
+      const store = new SqliteStore({ filename: join(dir, 'db.sqlite') })
+      await store.close()
+      const reported: unknown[] = []
+      const url = await serveHost(createScanAuth({ store, qr: testQr() }), { onError: (e) => reported.push(e) })
+      const res = await postJson(`${url}/auth/create_scene`, { device_id: 'd' })
+      expect(res).toMatchObject({ status: 500, body: { detail: 'Internal error' } })
+      expect(reported).toHaveLength(1)
+      expect(String(reported[0])).toMatch(/closed/)
+      await rm(dir, { recursive: true, force: true })
     })
 
     it("falls through to the app's own routes, inside and outside the prefix", async () => {

@@ -11,10 +11,10 @@ import { describeMiddlewareRoutes } from './middleware-suite'
 const serve = serverPerTest()
 
 /** An app the way people write one: a global JSON parser, our router at /auth, routes of its own. */
-function hostApp(auth: ScanAuth, parser: express.RequestHandler | null = express.json()): Express {
+function hostApp(auth: ScanAuth, parser: express.RequestHandler | null = express.json(), onError?: (error: unknown) => void): Express {
   const app = express()
   if (parser) app.use(parser)
-  app.use('/auth', scanAuthRouter(auth))
+  app.use('/auth', scanAuthRouter(auth, { onError }))
   app.post('/auth/login', (req, res) => void res.json({ own: 'login', got: req.body ?? null }))
   app.get('/auth/profile', (_req, res) => void res.json({ own: 'profile' }))
   app.get('/health', (_req, res) => void res.type('text').send('ok'))
@@ -22,7 +22,7 @@ function hostApp(auth: ScanAuth, parser: express.RequestHandler | null = express
 }
 
 describeMiddlewareRoutes('express', {
-  serveHost: (auth, { bodyParser = true } = {}) => serve(hostApp(auth, bodyParser ? express.json() : null)),
+  serveHost: (auth, { bodyParser = true, onError } = {}) => serve(hostApp(auth, bodyParser ? express.json() : null, onError)),
 })
 
 describe('scanAuthRouter', () => {

@@ -31,7 +31,7 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Koa; wiri
   // The app's own global parser: scanauth and the WeChat callback work beside it.
   app.use(bodyParser())
 
-  app.use(scanAuthMiddleware(wiring.auth, { prefix: '/auth' }))
+  app.use(scanAuthMiddleware(wiring.auth, { prefix: '/auth', onError: wiring.logError }))
   app.use(wechatCallbackMiddleware(wiring.wechatCallback, { path: '/wechat/callback' }))
 
   // Routes of the app itself. `/api/me` shows how a route of yours checks the session.

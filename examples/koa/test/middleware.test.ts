@@ -21,16 +21,16 @@ const ownRoutes: Middleware = async (ctx, next) => {
 }
 
 /** An app the way people write one: @koa/bodyparser first, then scanauth, then routes of its own. */
-function hostApp(auth: ScanAuth, parser: Middleware | null = bodyParser()): Koa {
+function hostApp(auth: ScanAuth, parser: Middleware | null = bodyParser(), onError?: (error: unknown) => void): Koa {
   const app = new Koa()
   if (parser) app.use(parser)
-  app.use(scanAuthMiddleware(auth, { prefix: '/auth' }))
+  app.use(scanAuthMiddleware(auth, { prefix: '/auth', onError }))
   app.use(ownRoutes)
   return app
 }
 
 describeMiddlewareRoutes('koa', {
-  serveHost: (auth, { bodyParser: parse = true } = {}) => serve(hostApp(auth, parse ? bodyParser() : null)),
+  serveHost: (auth, { bodyParser: parse = true, onError } = {}) => serve(hostApp(auth, parse ? bodyParser() : null, onError)),
 })
 
 describe('scanAuthMiddleware', () => {

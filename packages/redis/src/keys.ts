@@ -21,7 +21,24 @@
 /** The default key prefix. `{sa}` is a Redis Cluster hash tag: every key lands in one hash slot. */
 export const DEFAULT_KEY_PREFIX = 'scanauth:{sa}:'
 
-/** Builds the store's key names under one prefix. */
+/**
+ * Builds the store's key names under one prefix. A store's layout is `store.keys`: use it to look
+ * at what the store wrote, or to remove a store's data.
+ *
+ * @example
+ * ```ts
+ * const store = new RedisStore({ client: redis, keyPrefix: 'myapp:{sa}:' })
+ * await redis.get(store.keys.scene(sceneStr))             // the packed scene record
+ *
+ * // Every key of this store (never KEYS, never FLUSHDB on a shared server):
+ * let cursor = '0'
+ * do {
+ *   const [next, keys] = await redis.scan(cursor, 'MATCH', store.keys.pattern, 'COUNT', 1000)
+ *   if (keys.length > 0) await redis.del(...keys)
+ *   cursor = next
+ * } while (cursor !== '0')
+ * ```
+ */
 export class Keys {
   /** @param prefix The prefix of every key, e.g. {@link DEFAULT_KEY_PREFIX}. */
   constructor(readonly prefix: string) {}

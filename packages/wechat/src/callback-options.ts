@@ -24,8 +24,11 @@ export interface WechatCallbackRequest {
 
 /** What to send back. Always a string body. */
 export interface WechatCallbackResponse {
+  /** HTTP status: 200 for an answer, 4xx for a refused push, 500 when `auth.handleScan` failed. */
   status: number
+  /** Response headers to send as they are (the content type). */
   headers: Record<string, string>
+  /** The body to send as it is: `echostr`, `success`, or a passive reply as XML (encrypted in safe mode). */
   body: string
 }
 

@@ -66,7 +66,10 @@ export interface WechatQrCode {
 /** Core's `QrProvider`, plus the lower-level calls it is built from. */
 export interface WechatQrProvider extends QrProvider {
   /** Creates a code for `sceneStr` and returns its image address in `url` (what core stores as `qr_url`). */
-  createQr(request: { sceneStr: string; expiresInSeconds: number }): Promise<{ url: string }>
+  createQr(request: { sceneStr: string; expiresInSeconds: number }): Promise<{
+    /** The image address of the code ({@link WechatQrCode.imageUrl}). */
+    url: string
+  }>
   /** Creates a code and returns everything WeChat answered. Retries once with a new token on 40001/40014/42001. */
   createQrCode(request: { sceneStr: string; expiresInSeconds: number }): Promise<WechatQrCode>
   /** A valid access token (cached), e.g. to call other WeChat APIs with the same token. */

@@ -41,6 +41,10 @@ export interface CachedToken {
  * ```
  */
 export interface TokenCache {
+  /**
+   * The token stored under `key`, or `null`/`undefined` when there is none. The key names the
+   * AppID and the endpoint, so several accounts can share one cache.
+   */
   get(key: string): Promise<CachedToken | null | undefined>
   /** `ttlSeconds`: how long the value is useful (at least 1); a store may use it to expire the key. */
   set(key: string, value: CachedToken, ttlSeconds: number): Promise<void>

@@ -41,6 +41,7 @@ export interface WechatEmulatorOptions {
 
 /** A QR code the emulator created. */
 export interface EmulatorTicket {
+  /** The ticket WeChat would answer (ends in `==`); exchanged for the image at `showqrcode`. */
   ticket: string
   /** The scene: `scene_str`, or `scene_id` as text. */
   sceneStr: string
@@ -58,6 +59,7 @@ export interface EmulatorTicket {
 export interface EmulatorRequest {
   /** Epoch milliseconds, on the emulator's clock. */
   at: number
+  /** The HTTP method, `GET` or `POST`. */
   method: string
   /** The path without the query, e.g. `/cgi-bin/qrcode/create`. */
   path: string
@@ -73,13 +75,29 @@ export type EmulatorEndpoint = 'stable_token' | 'token' | 'qrcode/create' | 'sho
 /** A replacement for one answer of an endpoint. */
 export type EmulatorFailure =
   /** Answer HTTP 200 with `{errcode, errmsg}`. */
-  | { errcode: number; errmsg?: string }
+  | {
+      /** The WeChat error code to answer, e.g. 45009 (daily quota used up). */
+      errcode: number
+      /** Its message. Default `emulated failure` (a `rid` is appended, as WeChat does). */
+      errmsg?: string
+    }
   /** Answer this HTTP status with this body (default empty), e.g. `{ httpStatus: 200, body: '<html>' }` for "not JSON". */
-  | { httpStatus: number; body?: string }
+  | {
+      /** The HTTP status to answer. */
+      httpStatus: number
+      /** The body to answer. Default empty. */
+      body?: string
+    }
   /** Never answer (until `close`): for timeout tests. */
-  | { hang: true }
+  | {
+      /** Leave the request hanging until the emulator closes. */
+      hang: true
+    }
   /** Answer normally, after a delay: for concurrency tests. */
-  | { delayMs: number }
+  | {
+      /** Milliseconds to wait before answering normally. */
+      delayMs: number
+    }
 
 /** Input of `scan`: which code, and who scans it. */
 export interface EmulatorScanInput {
@@ -99,9 +117,13 @@ export interface EmulatorScanInput {
 
 /** The passive reply the callback sent, decrypted when it came encrypted. */
 export interface EmulatorReply {
+  /** The reply's type, e.g. `text`. */
   MsgType: string
+  /** The user it is addressed to: the openid that scanned. */
   ToUserName: string
+  /** The account's original ID (`gh_…`). */
   FromUserName: string
+  /** When the reply was made, epoch seconds as text. */
   CreateTime: string
   /** For text replies. */
   Content?: string
@@ -134,7 +156,16 @@ export interface WechatEmulator {
   /** The ToUserName of pushes (`gh_…`). */
   readonly accountId: string
   /** The options to give `createWechatQrProvider` to use this emulator. */
-  qrProviderOptions(): { appId: string; appSecret: string; apiBaseUrl: string; imageBaseUrl: string }
+  qrProviderOptions(): {
+    /** The emulated AppID. */
+    appId: string
+    /** The emulated AppSecret. */
+    appSecret: string
+    /** The emulator's {@link WechatEmulator.url}: API calls go there. */
+    apiBaseUrl: string
+    /** The emulator's {@link WechatEmulator.url} too: `showqrcode` images come from there. */
+    imageBaseUrl: string
+  }
   /** Scans a code as `openid` and pushes the event to the callback URL; resolves with what happened. */
   scan(input: EmulatorScanInput): Promise<EmulatorPushResult>
   /** Pushes a text message from `openid` (it goes to the app's `onMessage`). */

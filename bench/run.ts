@@ -1,0 +1,108 @@
+/**
+ * `npm run bench`: every benchmark, one after another, each operation beside its baseline in the
+ * same run; prints the tables and rewrites `docs/benchmarks.md` (the one place the figures live).
+ *
+ *   npm run bench                              # everything (about 3 minutes), rewrites docs/benchmarks.md
+ *   BENCH_ONLY=memory,http npm run bench       # some sections, printed only (the docs are left alone)
+ *
+ * Sections: memory (`bench/memory.ts`), sqlite (`bench/sqlite.ts`), redis (`bench/redis.ts`),
+ * http (`bench/http.ts`), scaling (`bench/scaling.ts`). Everything listens on 127.0.0.1; Redis is
+ * `REDIS_URL` (default redis://127.0.0.1:6379), used under key prefixes that are deleted afterwards.
+ *
+ * @module
+ */
+import Database from 'better-sqlite3'
+import { readFile, writeFile } from 'node:fs/promises'
+import { cpus, loadavg, totalmem } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { Redis } from 'ioredis'
+import { benchHttp } from './http'
+import { markdownTable } from './lib'
+import { benchMemory } from './memory'
+import { benchRedis } from './redis'
+import { renderReport, type Environment, type Results } from './report'
+import { benchScaling, scalingTable } from './scaling'
+import { benchSqlite } from './sqlite'
+
+const SECTIONS = ['memory', 'sqlite', 'redis', 'http', 'scaling'] as const
+type Section = (typeof SECTIONS)[number]
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean)
+for (const name of only ?? []) {
+  if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section '${name}' (sections: ${SECTIONS.join(', ')})`)
+}
+const wanted = (name: Section) => only === undefined || only.includes(name)
+
+async function version(pkg: string): Promise<string> {
+  const json = JSON.parse(await readFile(`${root}node_modules/${pkg}/package.json`, 'utf8')) as { version: string }
+  return json.version
+}
+
+async function environment(): Promise<Omit<Environment, 'loadAfter' | 'seconds' | 'sectionSeconds'>> {
+  const cpuinfo = await readFile('/proc/cpuinfo', 'utf8').catch(() => '')
+  const cpuModel = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown'
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: true })
+  let redisVersion = 'not reachable'
+  try {
+    await redis.connect()
+    redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? 'unknown'
+  } finally {
+    redis.disconnect()
+  }
+  const sqliteDb = new Database(':memory:')
+  const sqlite = `${sqliteDb.prepare('SELECT sqlite_version()').pluck().get() as string} (better-sqlite3 ${await version('better-sqlite3')})`
+  sqliteDb.close()
+  return {
+    cpuModel,
+    cores: cpus().length,
+    memoryGiB: totalmem() / 1024 ** 3,
+    node: process.version,
+    redis: redisVersion,
+    sqlite,
+    versions: {
+      ioredis: await version('ioredis'),
+      express: await version('express'),
+      koa: await version('koa'),
+      autocannon: await version('autocannon'),
+    },
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    loadBefore: loadavg()[0] ?? 0,
+  }
+}
+
+const began = performance.now()
+const env = await environment()
+const sectionSeconds: Record<string, number> = {}
+const results: Results = { memory: [], sqlite: [], redis: [], http: [], scaling: [] }
+
+async function section<T>(name: Section, run: () => Promise<T>, print: (value: T) => string): Promise<T | undefined> {
+  if (!wanted(name)) return undefined
+  const start = performance.now()
+  console.log(`\n## ${name}\n`)
+  const value = await run()
+  sectionSeconds[name] = (performance.now() - start) / 1000
+  console.log(print(value))
+  console.log(`\n(${sectionSeconds[name].toFixed(1)} s)`)
+  return value
+}
+
+results.memory = (await section('memory', () => benchMemory(), markdownTable)) ?? []
+results.sqlite = (await section('sqlite', () => benchSqlite(), markdownTable)) ?? []
+results.redis =
+  (await section(
+    'redis',
+    () => benchRedis({ memory: (m) => (results.redisMemory = m) }),
+    markdownTable,
+  )) ?? []
+results.http = (await section('http', () => benchHttp(), markdownTable)) ?? []
+results.scaling = (await section('scaling', () => benchScaling(), scalingTable)) ?? []
+
+const seconds = (performance.now() - began) / 1000
+if (only === undefined) {
+  const report = renderReport({ ...env, loadAfter: loadavg()[0] ?? 0, seconds, sectionSeconds }, results)
+  await writeFile(`${root}docs/benchmarks.md`, report)
+  console.log(`\nWrote docs/benchmarks.md (${seconds.toFixed(0)} s in all).`)
+} else {
+  console.log(`\n(${seconds.toFixed(0)} s; BENCH_ONLY is set, docs/benchmarks.md left as it was)`)
+}
