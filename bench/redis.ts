@@ -19,8 +19,8 @@ import { Redis } from 'ioredis'
 import { createScanAuth } from '@scanauth/core'
 import { RedisStore } from '@scanauth/redis'
 import { markdownTable, row, summarize, type BenchRow, type Measurement } from './lib'
+import { seedSteadyState } from './seed'
 
-const DAY = 24 * 3600 * 1000
 /** Users with an authorized scene, a session and a large points authorization. */
 const USERS = 200
 /** Pending scenes polled in turn. */
@@ -128,8 +128,7 @@ export async function benchRedis(options: { memory?: (m: PendingSceneMemory) => 
   const commands = commandCounter(client)
   try {
     const store = new RedisStore({ client, keyPrefix: prefix })
-    const start = Date.now()
-    let now = start
+    let now = Date.now()
     const auth = createScanAuth({
       store,
       qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
@@ -137,26 +136,7 @@ export async function benchRedis(options: { memory?: (m: PendingSceneMemory) => 
       now: () => now,
     })
 
-    // Users: scanned once (free trial), then a points authorization big enough for any run.
-    const openids: string[] = []
-    const authorizedScenes: string[] = []
-    const tokens: string[] = []
-    for (let i = 0; i < USERS; i++) {
-      const openid = `bench-user-${i}`
-      const { sceneStr } = await auth.createScene({ deviceId: `device-${i}` })
-      await auth.handleScan({ sceneStr, openid })
-      await auth.grant({ openid, type: 'points', points: 1_000_000_000, source: 'bench' })
-      openids.push(openid)
-      authorizedScenes.push(sceneStr)
-    }
-    // Eight days on (on the injected clock), the trials are over; one poll per user activates the
-    // points, so every poll and consume below runs on a steady state.
-    now = start + 8 * DAY
-    for (const sceneStr of authorizedScenes) {
-      const status = await auth.getStatus(sceneStr)
-      if (status.status !== 'authorized') throw new Error(`bench setup: ${sceneStr} is ${status.status}`)
-      tokens.push(status.sessionToken)
-    }
+    const { openids, authorizedScenes, tokens } = await seedSteadyState(auth, USERS, (ms) => (now += ms))
 
     // Memory: a batch of pending scenes, measured two ways.
     const memoryBefore = await usedMemory(client)

@@ -23,6 +23,7 @@ import { pathToFileURL } from 'node:url'
 import { createScanAuth } from '@scanauth/core'
 import { SqliteStore } from '@scanauth/sqlite'
 import { markdownTable, measurePair, row, type BenchRow, type MeasureOptions } from './lib'
+import { seedSteadyState } from './seed'
 
 const DAY = 24 * 3600 * 1000
 /** Users with an authorized scene, a session and a large points authorization. */
@@ -61,26 +62,7 @@ export async function benchSqlite(options: BenchSqliteOptions = {}): Promise<Ben
       now: () => now,
     })
 
-    // Users: scanned once (free trial), then a points authorization big enough for any run.
-    const openids: string[] = []
-    const authorizedScenes: string[] = []
-    const tokens: string[] = []
-    for (let i = 0; i < USERS; i++) {
-      const openid = `bench-user-${i}`
-      const { sceneStr } = await auth.createScene({ deviceId: `device-${i}` })
-      await auth.handleScan({ sceneStr, openid })
-      await auth.grant({ openid, type: 'points', points: 1_000_000_000, source: 'bench' })
-      openids.push(openid)
-      authorizedScenes.push(sceneStr)
-    }
-    // Eight days on, the free trials are over; one verify per user activates the points
-    // authorization, so every poll and consume below runs on a steady state.
-    now = start + 8 * DAY
-    for (const sceneStr of authorizedScenes) {
-      const status = await auth.getStatus(sceneStr)
-      if (status.status !== 'authorized') throw new Error(`bench setup: ${sceneStr} is ${status.status}`)
-      tokens.push(status.sessionToken)
-    }
+    const { openids, authorizedScenes, tokens } = await seedSteadyState(auth, USERS, (ms) => (now += ms))
     const pending: string[] = []
     for (let i = 0; i < PENDING; i++) pending.push((await auth.createScene({ deviceId: `pending-${i}` })).sceneStr)
 
