@@ -12,8 +12,8 @@ import { ReferenceModel } from './model/reference-model'
 const SCENE_S = 60
 const SESSION_H = 2
 const FREE_D = 1
-/** Property runs; each is a random sequence of up to 60 commands. */
-export const MODEL_RUNS = 300
+/** Property runs; each is a random sequence of up to 60 commands (about 30 000 operations in all). */
+export const MODEL_RUNS = 1000
 
 type Command =
   | { op: 'create'; device: number }
