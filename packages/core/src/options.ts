@@ -15,8 +15,9 @@ const optionsSchema = z.object({
   store: z.custom<Store>(hasMethods('load', 'commit'), { error: 'store must implement load() and commit()' }),
   qr: z.custom<QrProvider>(hasMethods('createQr'), { error: 'qr must implement createQr()' }),
   sceneTtlSeconds: z.number().int().positive().max(2_592_000).default(300),
-  sessionTtlHours: z.number().positive().default(168),
-  freeTrialDays: z.number().positive().default(7),
+  // At most 100 years, so every expiry stays a valid date.
+  sessionTtlHours: z.number().positive().max(100 * 365.25 * 24).default(168),
+  freeTrialDays: z.number().positive().max(100 * 365.25).default(7),
   now: z.custom<() => number>((v) => typeof v === 'function', { error: 'now must be a function' }).default(() => Date.now),
   hooks: z.custom<ScanAuthHooks>((v) => typeof v === 'object' && v !== null, { error: 'hooks must be an object' }).default(() => ({})),
 })

@@ -106,10 +106,12 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     },
 
     async grant(input) {
-      const parsed = parseInput(grantInput, input)
-      const spec = { ...parsed, source: parsed.source ?? 'admin' } as GrantSpec
+      const { userId, openid, ...what } = parseInput(grantInput, input)
+      // Exactly one of the two is set (validated); a key present with `undefined` counts as absent.
+      const target = userId !== undefined ? { userId } : { openid: openid as string }
+      const spec = { ...target, ...what, source: what.source ?? 'admin' } as GrantSpec
       return commitLoop(async () => {
-        const { user } = await store.load('userId' in spec && spec.userId !== undefined ? { userId: spec.userId } : { openid: (spec as { openid: string }).openid })
+        const { user } = await store.load(target)
         return { user, plan: planGrant({ spec, user, now: now() }) }
       })
     },

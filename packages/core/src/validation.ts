@@ -20,8 +20,15 @@ export function identifier(field: string) {
     .regex(NO_CONTROL, { error: `${field} must not contain control characters` })
 }
 
-const positiveInt = (field: string) =>
-  z.number({ error: `${field} must be a number` }).int({ error: `${field} must be an integer` }).positive({ error: `${field} must be positive` }).max(Number.MAX_SAFE_INTEGER)
+const positiveInt = (field: string, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .number({ error: `${field} must be a number` })
+    .int({ error: `${field} must be an integer` })
+    .positive({ error: `${field} must be positive` })
+    .max(max, { error: `${field} must be at most ${max}` })
+
+/** The longest time authorization: 100 years, so every end time stays a valid date. */
+export const MAX_DURATION_SECONDS = 100 * 365.25 * 24 * 3600
 
 export const createSceneInput = z.object({ deviceId: identifier('device_id') })
 
@@ -31,7 +38,7 @@ export const scanInput = z.object({
 })
 
 const source = identifier('source').optional()
-const timeGrant = z.object({ type: z.literal('time'), durationSeconds: positiveInt('durationSeconds'), source })
+const timeGrant = z.object({ type: z.literal('time'), durationSeconds: positiveInt('durationSeconds', MAX_DURATION_SECONDS), source })
 const pointsGrant = z.object({ type: z.literal('points'), points: positiveInt('points'), source })
 const target = z.union([
   z.object({ userId: positiveInt('userId'), openid: z.undefined().optional() }),

@@ -9,6 +9,8 @@ describe('createScanAuth options', () => {
     expect(() => createScanAuth({ store: new MemoryStore(), qr: {} as never })).toThrow(/qr/)
     expect(() => createScanAuth({ store: new MemoryStore(), qr, sceneTtlSeconds: 0 })).toThrow(/sceneTtlSeconds/)
     expect(() => createScanAuth({ store: new MemoryStore(), qr, sessionTtlHours: -1 })).toThrow(/sessionTtlHours/)
+    expect(() => createScanAuth({ store: new MemoryStore(), qr, sessionTtlHours: 1e12 })).toThrow(/sessionTtlHours/)
+    expect(() => createScanAuth({ store: new MemoryStore(), qr, freeTrialDays: 1e9 })).toThrow(/freeTrialDays/)
   })
 
   it('applies configured lifetimes', async () => {
@@ -62,6 +64,23 @@ describe('hooks', () => {
     clock.advance(7 * 86_400_000)
     await auth.getStatus(sceneStr)
     expect(activations.map((a) => a.authorization.type)).toEqual(['time', 'points'])
+  })
+})
+
+describe('the pending poll', () => {
+  it('is one load and no commit', async () => {
+    const inner = new MemoryStore()
+    const calls: string[] = []
+    // The real MemoryStore, with every call counted.
+    const counted: Store = {
+      load: (q) => (calls.push(`load ${Object.keys(q).join(',')}`), inner.load(q)),
+      commit: (c) => (calls.push('commit'), inner.commit(c)),
+    }
+    const auth = createScanAuth({ store: counted, qr: new RecordingQrProvider() })
+    const { sceneStr } = await auth.createScene({ deviceId: 'd' })
+    calls.length = 0
+    expect(await auth.getStatus(sceneStr)).toEqual({ status: 'pending' })
+    expect(calls).toEqual(['load sceneStr'])
   })
 })
 

@@ -10,7 +10,8 @@ import type { StoreSnapshot } from './harness'
  * Returns one line per violated invariant (empty when all hold):
  * - at most one `active` authorization per user;
  * - `has_claimed_free` is true exactly when the user has exactly one `free` authorization, and no
- *   user has more than one;
+ *   user has more than one (the suites never grant with source `free` themselves, which DESIGN.md
+ *   allows an application to do);
  * - no authorization has negative points;
  * - one user per openid;
  * - every `authorized` scene has a user and exactly one session (only the first scan is processed);

@@ -32,6 +32,14 @@ export function authorizationSuite(get: () => ContractContext): void {
       expect(scan).toEqual({ result: 'authorized', userId: granted.userId })
       const free = only(authorizationsOf(await dump(), granted.userId), (a) => a.source === 'free')
       expect(free).toMatchObject({ status: 'pending', type: 'time', endAt: (free.startAt as number) + 7 * DAY })
+      // Once the points run out, the queued trial starts then and still lasts 7 days.
+      const token = only((await dump()).sessions).token
+      for (let i = 0; i < 5; i++) await auth.consume({ sessionToken: token })
+      clock.advance(DAY)
+      expect((await auth.verifySession(token))?.authorization).toMatchObject({ source: 'free', status: 'active' })
+      expect(only(authorizationsOf(await dump(), granted.userId), (a) => a.source === 'free')).toMatchObject({
+        status: 'active', startAt: clock.now(), endAt: clock.now() + 7 * DAY,
+      })
     })
 
     it('active time → expired once end_at is not after now (boundary: still valid one millisecond before)', async () => {
@@ -122,6 +130,12 @@ export function authorizationSuite(get: () => ContractContext): void {
       expect(userIn(await dump(), 'bob').hasClaimedFree).toBe(true)
     })
 
+    it('grant by openid accepts userId: undefined beside it (objects built from optional fields)', async () => {
+      const { auth, dump } = get()
+      const granted = await auth.grant({ openid: 'carol', userId: undefined, type: 'time', durationSeconds: 60 })
+      expect(granted.userId).toBe(userIn(await dump(), 'carol').id)
+    })
+
     it('grant returns the stored authorization with its id and ISO timestamps', async () => {
       const { auth, clock, dump } = get()
       const granted = await auth.grant({ openid: 'bob', type: 'points', points: 10 })
@@ -138,6 +152,7 @@ export function authorizationSuite(get: () => ContractContext): void {
       await expectScanAuthError(auth.grant({ openid: 'bob', type: 'points', points: 0 }), 'invalid_request', 400)
       await expectScanAuthError(auth.grant({ openid: 'bob', type: 'time', durationSeconds: -5 }), 'invalid_request', 400)
       await expectScanAuthError(auth.grant({ openid: 'bob', type: 'points', points: 1.5 }), 'invalid_request', 400)
+      await expectScanAuthError(auth.grant({ openid: 'bob', type: 'time', durationSeconds: 200 * 365 * 86_400 }), 'invalid_request', 400)
       await expectScanAuthError(auth.grant({ type: 'points', points: 1 } as never), 'invalid_request', 400)
       expect((await dump()).users).toHaveLength(0)
     })
