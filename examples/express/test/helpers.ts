@@ -3,10 +3,12 @@
  * server on 127.0.0.1 and an ephemeral port, a QR provider for tests that need no platform, a port
  * nothing listens on, and the steps of the sign-in flow every suite walks through.
  */
+import { randomBytes } from 'node:crypto'
 import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, expect } from 'vitest'
 import { createScanAuth, MemoryStore, type QrProvider, type ScanAuth } from '@scanauth/core'
+import { computeSignature, createWechatCallback } from '@scanauth/wechat'
 
 export interface Listening {
   url: string
@@ -130,4 +132,33 @@ export async function useSession(url: string, bearer: { authorization: string },
   expect(session.body).toMatchObject({ device_id: deviceId, authorization: { type: 'time' } })
   expect((await postJson(`${url}/auth/consume`, {}, bearer)).body).toMatchObject({ status: 'ok', authorization: { type: 'time' } })
   return session.body
+}
+
+/** The Official Account the callback tests sign for (plain mode). */
+export const CALLBACK_ACCOUNT = { token: 'test-token', appId: 'wx0000test0000app' }
+
+/**
+ * The real WeChat callback over a real service, and what WeChat would send it: a signed plain-mode
+ * `SCAN` push for a fresh pending scene, and a signed URL verification. A middleware that hands the
+ * callback the raw body intact gets `success` and leaves the scene authorized.
+ */
+export async function realCallback() {
+  const auth = memoryAuth()
+  const callback = createWechatCallback({ auth, ...CALLBACK_ACCOUNT, reply: false })
+  const sceneStr = (await auth.createScene({ deviceId: 'tv' })).sceneStr
+  const timestamp = String(Math.floor(Date.now() / 1000))
+  const signed = (nonce: string) => `signature=${computeSignature(CALLBACK_ACCOUNT.token, timestamp, nonce)}&timestamp=${timestamp}&nonce=${nonce}`
+  const xml =
+    `<xml><ToUserName><![CDATA[gh_test]]></ToUserName><FromUserName><![CDATA[openid-cb]]></FromUserName>` +
+    `<CreateTime>${timestamp}</CreateTime><MsgType><![CDATA[event]]></MsgType><Event><![CDATA[SCAN]]></Event>` +
+    `<EventKey><![CDATA[${sceneStr}]]></EventKey></xml>`
+  return {
+    callback,
+    xml,
+    /** A fresh signed query string for a push (each push needs its own nonce). */
+    pushQuery: () => signed(randomBytes(6).toString('hex')),
+    verifyQuery: `${signed('v1')}&echostr=echo-42`,
+    /** Whether the scene was processed (the push reached core with its body intact). */
+    scanned: async () => (await auth.getStatus(sceneStr)).status === 'authorized',
+  }
 }

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest'
 import express, { type Express } from 'express'
 import type { ScanAuth } from '@scanauth/core'
-import { scanAuthRouter, wechatCallbackMiddleware, type WechatCallback } from '../src/index'
-import { memoryAuth, postJson, serverPerTest } from './helpers'
+import { scanAuthRouter, wechatCallbackMiddleware } from '../src/index'
+import { memoryAuth, postJson, realCallback, serverPerTest } from './helpers'
 import { describeMiddlewareRoutes } from './middleware-suite'
 
 const serve = serverPerTest()
@@ -58,46 +58,46 @@ describe('scanAuthRouter', () => {
 })
 
 describe('wechatCallbackMiddleware', () => {
-  /** Stands in for createWechatCallback: echoes what it was given. */
-  const echo: WechatCallback = async ({ method, query, body }) => ({
-    status: 200,
-    headers: { 'content-type': 'text/plain; charset=utf-8' },
-    body: `${method} ${(query as Record<string, string>).signature ?? '-'} ${Buffer.isBuffer(body) ? 'buffer' : typeof body} ${String(body)}`,
-  })
-  const xml = '<xml><ToUserName><![CDATA[gh_1]]></ToUserName><Event><![CDATA[SCAN]]></Event></xml>'
-
+  // The real callback and service: a push is processed only when its raw body arrives intact.
   it('gets the raw XML body even though the app parses JSON globally', async () => {
+    const wechat = await realCallback()
     const app = express()
     app.use(express.json())
-    app.use('/wechat/callback', wechatCallbackMiddleware(echo))
+    app.use('/wechat/callback', wechatCallbackMiddleware(wechat.callback))
     const url = await serve(app)
-    const res = await fetch(`${url}/wechat/callback?signature=abc&timestamp=1&nonce=2`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: xml })
+    const res = await fetch(`${url}/wechat/callback?${wechat.pushQuery()}`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: wechat.xml })
     expect(res.status).toBe(200)
-    expect(await res.text()).toBe(`POST abc buffer ${xml}`)
-    const verify = await fetch(`${url}/wechat/callback?signature=s&echostr=e`)
-    expect(await verify.text()).toBe('GET s buffer ')
+    expect(await res.text()).toBe('success')
+    expect(await wechat.scanned()).toBe(true)
+    const verify = await fetch(`${url}/wechat/callback?${wechat.verifyQuery}`)
+    expect(await verify.text()).toBe('echo-42')
   })
 
-  it('takes the body a raw or text parser on its route already read', async () => {
+  it.each([
+    ['express.raw()', express.raw({ type: '*/*' })],
+    ['express.text()', express.text({ type: '*/*' })],
+  ])('takes the body %s on its route already read', async (_name, parser) => {
+    const wechat = await realCallback()
     const app = express()
-    app.use('/raw', express.raw({ type: '*/*' }), wechatCallbackMiddleware(echo))
-    app.use('/text', express.text({ type: '*/*' }), wechatCallbackMiddleware(echo))
+    app.use('/wechat/callback', parser, wechatCallbackMiddleware(wechat.callback))
     const url = await serve(app)
-    const post = (path: string) => fetch(`${url}${path}?signature=x`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: xml })
-    expect(await (await post('/raw')).text()).toBe(`POST x buffer ${xml}`)
-    expect(await (await post('/text')).text()).toBe(`POST x string ${xml}`)
+    const res = await fetch(`${url}/wechat/callback?${wechat.pushQuery()}`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: wechat.xml })
+    expect(await res.text()).toBe('success')
+    expect(await wechat.scanned()).toBe(true)
   })
 
   it('refuses a body a parser turned into an object, and one that is too large', async () => {
+    const wechat = await realCallback()
     const app = express()
     app.use(express.json())
-    app.use('/wechat/callback', wechatCallbackMiddleware(echo, { maxBodyBytes: 100 }))
+    app.use('/wechat/callback', wechatCallbackMiddleware(wechat.callback, { maxBodyBytes: 100 }))
     const url = await serve(app)
-    const parsed = await fetch(`${url}/wechat/callback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' })
+    const parsed = await fetch(`${url}/wechat/callback?${wechat.pushQuery()}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' })
     expect(parsed.status).toBe(500)
     await parsed.text()
-    const big = await fetch(`${url}/wechat/callback`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: `<xml>${'a'.repeat(500)}</xml>` })
+    const big = await fetch(`${url}/wechat/callback?${wechat.pushQuery()}`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: wechat.xml })
     expect(big.status).toBe(413)
     await big.text()
+    expect(await wechat.scanned()).toBe(false)
   })
 })

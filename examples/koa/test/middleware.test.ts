@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest'
 import Koa, { type Middleware } from 'koa'
 import { bodyParser } from '@koa/bodyparser'
 import type { ScanAuth } from '@scanauth/core'
-import { scanAuthMiddleware, wechatCallbackMiddleware, type WechatCallback } from '../src/index'
-import { fetchJson, memoryAuth, postJson, serverPerTest } from '../../express/test/helpers'
+import { scanAuthMiddleware, wechatCallbackMiddleware } from '../src/index'
+import { fetchJson, memoryAuth, postJson, realCallback, serverPerTest } from '../../express/test/helpers'
 import { describeMiddlewareRoutes } from '../../express/test/middleware-suite'
 
 const serveListener = serverPerTest()
@@ -68,38 +68,34 @@ describe('scanAuthMiddleware', () => {
 })
 
 describe('wechatCallbackMiddleware', () => {
-  /** Stands in for createWechatCallback: echoes what it was given. */
-  const echo: WechatCallback = async ({ method, query, body }) => ({
-    status: 200,
-    headers: { 'content-type': 'text/plain; charset=utf-8' },
-    body: `${method} ${(query as Record<string, string>).signature ?? '-'} ${String(body)}`,
-  })
-  const xml = '<xml><ToUserName><![CDATA[gh_1]]></ToUserName><Event><![CDATA[SCAN]]></Event></xml>'
-  const post = (url: string) => fetch(`${url}/wechat/callback?signature=abc`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: xml })
-
+  // The real callback and service: a push is processed only when its raw body arrives intact.
   it.each([
     ['bodyParser() (JSON and forms)', bodyParser()],
     ['bodyParser() that parses XML as text', bodyParser({ enableTypes: ['json', 'xml'] })],
     ['no parser', null],
   ])('gets the raw XML body beside %s', async (_name, parser) => {
+    const wechat = await realCallback()
     const app = new Koa()
     if (parser) app.use(parser)
-    app.use(wechatCallbackMiddleware(echo, { path: '/wechat/callback' }))
+    app.use(wechatCallbackMiddleware(wechat.callback, { path: '/wechat/callback' }))
     app.use(ownRoutes)
     const url = await serve(app)
-    const res = await post(url)
+    const res = await fetch(`${url}/wechat/callback?${wechat.pushQuery()}`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: wechat.xml })
     expect(res.status).toBe(200)
-    expect(await res.text()).toBe(`POST abc ${xml}`)
-    expect(await (await fetch(`${url}/wechat/callback?signature=s&echostr=e`)).text()).toBe('GET s ')
+    expect(await res.text()).toBe('success')
+    expect(await wechat.scanned()).toBe(true)
+    expect(await (await fetch(`${url}/wechat/callback?${wechat.verifyQuery}`)).text()).toBe('echo-42')
     expect(await (await fetch(`${url}/health`)).text()).toBe('ok')
   })
 
   it('refuses a body that is too large', async () => {
+    const wechat = await realCallback()
     const app = new Koa()
-    app.use(wechatCallbackMiddleware(echo, { maxBodyBytes: 100 }))
+    app.use(wechatCallbackMiddleware(wechat.callback, { maxBodyBytes: 100 }))
     const url = await serve(app)
-    const big = await fetch(`${url}/wechat/callback`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: `<xml>${'a'.repeat(500)}</xml>` })
+    const big = await fetch(`${url}/wechat/callback?${wechat.pushQuery()}`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: wechat.xml })
     expect(big.status).toBe(413)
     await big.text()
+    expect(await wechat.scanned()).toBe(false)
   })
 })
