@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Authorization, AuthorizationSummary } from './views'
+import type { Authorization, AuthorizationSummary, LedgerEntry, UserInfo } from './views'
 
 /** Result of {@link ScanAuth.createScene}. */
 export interface CreateSceneResult {
@@ -68,8 +68,18 @@ export type GrantTarget =
       userId?: undefined
     }
 
-/** Input of {@link ScanAuth.grant}. `source` defaults to `admin`. */
-export type GrantInput = GrantTarget &
+/**
+ * Input of {@link ScanAuth.grant}. `source` defaults to `admin`; `free` is refused (the free trial
+ * comes only from a first scan).
+ */
+export type GrantInput = GrantTarget & {
+  /**
+   * Makes the call safe to repeat (a payment notification delivered twice): a repeat with the same
+   * key returns the authorization of the first call and changes nothing; the same key with other
+   * parameters throws `idempotency_conflict` (409). 1–128 characters, global per store.
+   */
+  idempotencyKey?: string
+} &
   (
     | {
         /** A time authorization. */
@@ -95,6 +105,51 @@ export interface ConsumeInput {
   sessionToken: string
   /** Points to spend from a points authorization (a positive integer, default 1); a time authorization ignores it. */
   points?: number
+  /**
+   * Makes the call safe to repeat (a client retrying after a timeout): a repeat with the same key
+   * returns the first call's result and spends nothing; other parameters with the same key throw
+   * `idempotency_conflict` (409). 1–128 characters, global per store.
+   */
+  idempotencyKey?: string
+}
+
+/** A user, by id or by openid (read-only operations never create one). */
+export type UserSelector =
+  | {
+      /** The user's id. */
+      userId: number
+      /** Not with `userId`. */
+      openid?: undefined
+    }
+  | {
+      /** The user's platform identifier. */
+      openid: string
+      /** Not with `openid`. */
+      userId?: undefined
+    }
+
+/** Paging of {@link ScanAuth.listLedger}. */
+export interface LedgerPage {
+  /** Only entries after this id (the previous page's `nextAfterId`). Default: from the first entry. */
+  afterId?: number
+  /** At most this many entries, 1–1000. Default 100. */
+  limit?: number
+}
+
+/** Result of {@link ScanAuth.listLedger}. */
+export interface LedgerList {
+  /** Entries, oldest first. */
+  entries: LedgerEntry[]
+  /** Pass as `afterId` for the next page; null when there is no more. */
+  nextAfterId: number | null
+}
+
+/** Input of {@link ScanAuth.revokeAuthorization}. */
+export interface RevokeInput {
+  /** The authorization to revoke. */
+  authorizationId: number
+  /** Why (a refund, a chargeback), recorded on the ledger's `revoke` entry. 1–500 characters. */
+  reason?: string
 }
 
 /** Result of {@link ScanAuth.consume}. */
@@ -155,4 +210,21 @@ export interface ScanAuth {
   consume(input: ConsumeInput): Promise<ConsumeResult>
   /** The session behind a token, with the user's current authorization; null when unknown or expired. */
   verifySession(token: string): Promise<SessionInfo | null>
+  /**
+   * A user's ledger: every change to its entitlements, oldest first, paged by `afterId`. An unknown
+   * user has an empty ledger.
+   */
+  listLedger(user: UserSelector, page?: LedgerPage): Promise<LedgerList>
+  /**
+   * Revokes a `pending` or `active` authorization (status `revoked`) and runs the activation step in
+   * the same commit, so the next queued one becomes active. A revoked one is returned unchanged; an
+   * unknown id throws `authorization_not_found` (404); an expired or exhausted one `invalid_request`.
+   */
+  revokeAuthorization(input: RevokeInput): Promise<Authorization>
+  /** Ends one session: `true` when a live session was ended, `false` when it was unknown or already over. */
+  revokeSession(token: string): Promise<boolean>
+  /** Ends every live session of a user ("sign out everywhere") and returns how many it ended. */
+  revokeSessions(user: UserSelector): Promise<number>
+  /** A user with its current authorization and queue, or null. Never creates a user and never writes. */
+  getUser(user: UserSelector): Promise<UserInfo | null>
 }

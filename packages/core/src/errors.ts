@@ -14,8 +14,12 @@ export const ERROR_STATUS = {
   scene_not_found: 404,
   /** No user with that id. */
   user_not_found: 404,
+  /** No authorization with that id. */
+  authorization_not_found: 404,
   /** The path is ours but the method is not. */
   method_not_allowed: 405,
+  /** The idempotency key was already used for a call with other parameters; nothing was changed. */
+  idempotency_conflict: 409,
   /** An unexpected failure inside scanauth or its store. */
   internal_error: 500,
   /** The messaging platform could not create the QR code. */

@@ -5,8 +5,28 @@
  *
  * @module
  */
-import type { AuthorizationRecord, SceneRecord, SessionRecord, UserAggregate, UserRecord } from './records'
-import type { AssignedIds, ChangeSet, CommitResult, LoadQuery, LoadResult, Store, UserRef } from './store'
+import type {
+  AuthorizationRecord,
+  IdempotencyRecord,
+  LedgerEntryRecord,
+  SceneRecord,
+  SessionRecord,
+  UserAggregate,
+  UserRecord,
+} from './records'
+import { fifoOrder } from './rules/authorizations'
+import type {
+  AssignedIds,
+  AuthorizationRef,
+  ChangeSet,
+  CommitResult,
+  LedgerQuery,
+  LoadQuery,
+  LoadResult,
+  SessionSelector,
+  Store,
+  UserRef,
+} from './store'
 
 /** Every record a {@link MemoryStore} holds, for inspection in tests and debugging. */
 export interface MemoryStoreSnapshot {
@@ -18,6 +38,10 @@ export interface MemoryStoreSnapshot {
   authorizations: AuthorizationRecord[]
   /** Every session. */
   sessions: SessionRecord[]
+  /** Every ledger entry, by id. */
+  ledger: LedgerEntryRecord[]
+  /** Every idempotency record. */
+  idempotency: IdempotencyRecord[]
 }
 
 /** How many records {@link MemoryStore.purgeExpired} removed. */
@@ -28,12 +52,23 @@ export interface PurgeCount {
   sessions: number
 }
 
+/** A user's authorizations the rules can act on, kept apart so a load never walks the retired ones. */
+interface UserQueues {
+  /** Ids of its `active` authorizations. */
+  active: Set<number>
+  /** Its `pending` authorizations in activation order (created_at, then id). */
+  pending: AuthorizationRecord[]
+}
+
 /**
  * A store that keeps everything in process memory. Nothing expires by itself: call
  * {@link MemoryStore.purgeExpired} now and then in a long-running process.
  *
  * @example
  * ```ts
+ * import { createScanAuth, MemoryStore, type QrProvider } from '@scanauth/core'
+ *
+ * declare const qr: QrProvider
  * const auth = createScanAuth({ store: new MemoryStore(), qr })
  * ```
  */
@@ -42,29 +77,36 @@ export class MemoryStore implements Store {
   private readonly users = new Map<number, UserRecord>()
   private readonly userIdByOpenid = new Map<string, number>()
   private readonly authorizations = new Map<number, AuthorizationRecord>()
-  /** Live (pending or active) authorization ids per user. */
-  private readonly liveByUser = new Map<number, Set<number>>()
+  private readonly queues = new Map<number, UserQueues>()
   private readonly sessions = new Map<string, SessionRecord>()
+  private readonly sessionsByUser = new Map<number, Set<string>>()
   private readonly latestSessionByScene = new Map<number, SessionRecord>()
-  private readonly lastId = { scene: 0, user: 0, authorization: 0, session: 0 }
+  private readonly ledger: LedgerEntryRecord[] = []
+  private readonly ledgerByUser = new Map<number, LedgerEntryRecord[]>()
+  private readonly idempotency = new Map<string, IdempotencyRecord>()
+  private readonly lastId = { scene: 0, user: 0, authorization: 0, session: 0, ledger: 0 }
 
   async load(query: LoadQuery): Promise<LoadResult> {
     const userId = query.userId ?? (query.openid === undefined ? undefined : this.userIdByOpenid.get(query.openid))
+    const get = <K, V extends object>(map: Map<K, V>, key: K | undefined) => copy(key === undefined ? undefined : map.get(key))
     return {
-      scene: copy(query.sceneStr === undefined ? undefined : this.scenes.get(query.sceneStr)),
-      user: userId === undefined ? null : this.aggregate(userId),
-      session: copy(query.sessionToken === undefined ? undefined : this.sessions.get(query.sessionToken)),
-      latestSession: copy(query.latestSessionOfScene === undefined ? undefined : this.latestSessionByScene.get(query.latestSessionOfScene)),
+      scene: get(this.scenes, query.sceneStr),
+      user: userId === undefined ? null : this.aggregate(userId, query.wholeQueue === true),
+      session: get(this.sessions, query.sessionToken),
+      latestSession: get(this.latestSessionByScene, query.latestSessionOfScene),
+      idempotency: get(this.idempotency, query.idempotencyKey),
+      authorization: get(this.authorizations, query.authorizationId),
     }
   }
 
   async commit(changes: ChangeSet): Promise<CommitResult> {
     // Check every expectation before writing anything.
-    const { scene, user, session } = changes
+    const { scene, user, session, ledger, idempotency } = changes
     if (scene?.op === 'insert' && this.scenes.has(scene.scene.sceneStr)) return { ok: false, conflict: 'scene' }
     if (scene?.op === 'update' && this.scenes.get(scene.scene.sceneStr)?.version !== scene.expectedVersion) return { ok: false, conflict: 'scene' }
     if (user?.op === 'insert' && this.userIdByOpenid.has(user.user.openid)) return { ok: false, conflict: 'user' }
     if (user?.op === 'update' && this.users.get(user.user.id)?.version !== user.expectedVersion) return { ok: false, conflict: 'user' }
+    if (idempotency && this.idempotency.has(idempotency.key)) return { ok: false, conflict: 'idempotency' }
 
     const ids: AssignedIds = { sceneId: null, userId: null, sessionId: null, authorizationIds: [] }
     let ownerId: number | null = null
@@ -79,25 +121,64 @@ export class MemoryStore implements Store {
       }
       if (user.op === 'update') for (const a of user.updateAuthorizations) this.putAuthorization({ ...a })
     }
-    const resolve = (ref: UserRef): number => (ref === 'new-user' ? (ownerId as number) : ref)
+    const resolveUser = (ref: UserRef): number => (ref === 'new-user' ? (ownerId as number) : ref)
+    const resolveAuthorization = (ref: AuthorizationRef): number => (typeof ref === 'number' ? ref : (ids.authorizationIds[ref.inserted] as number))
     if (scene) {
       const id = scene.op === 'insert' ? (ids.sceneId = ++this.lastId.scene) : scene.scene.id
-      const userId = scene.op === 'update' && scene.scene.userId !== null ? resolve(scene.scene.userId) : null
+      const userId = scene.op === 'update' && scene.scene.userId !== null ? resolveUser(scene.scene.userId) : null
       this.scenes.set(scene.scene.sceneStr, { ...scene.scene, id, userId })
     }
     if (session) {
-      const record: SessionRecord = { ...session, id: (ids.sessionId = ++this.lastId.session), userId: resolve(session.userId) }
+      const record: SessionRecord = { ...session, id: (ids.sessionId = ++this.lastId.session), userId: resolveUser(session.userId) }
       this.sessions.set(record.token, record)
       this.latestSessionByScene.set(record.sceneId, record)
+      indexed(this.sessionsByUser, record.userId, () => new Set<string>()).add(record.token)
+    }
+    for (const entry of ledger ?? []) {
+      const record = { ...entry, id: ++this.lastId.ledger, userId: resolveUser(entry.userId), authorizationId: resolveAuthorization(entry.authorizationId) }
+      this.ledger.push(record)
+      indexed(this.ledgerByUser, record.userId, () => []).push(record)
+    }
+    if (idempotency) {
+      const authorizationId = idempotency.authorizationId === null ? null : resolveAuthorization(idempotency.authorizationId)
+      this.idempotency.set(idempotency.key, { ...idempotency, authorizationId })
     }
     return { ok: true, ids }
+  }
+
+  async listLedger(query: LedgerQuery): Promise<LedgerEntryRecord[]> {
+    const entries = this.ledgerByUser.get(query.userId) ?? []
+    // Ids increase along the list: skip to the first one after `afterId` by binary search.
+    let low = 0
+    let high = entries.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if ((entries[mid] as LedgerEntryRecord).id <= query.afterId) low = mid + 1
+      else high = mid
+    }
+    return entries.slice(low, low + query.limit).map((e) => ({ ...e }))
+  }
+
+  async endSessions(selector: SessionSelector, at: number): Promise<number> {
+    const tokens = 'token' in selector ? [selector.token] : [...(this.sessionsByUser.get(selector.userId) ?? [])]
+    let ended = 0
+    for (const token of tokens) {
+      const session = this.sessions.get(token)
+      if (session === undefined || session.expiresAt <= at) continue
+      // Replace the record (loads hand out copies, so nothing else holds it).
+      const over = { ...session, expiresAt: at }
+      this.sessions.set(token, over)
+      if (this.latestSessionByScene.get(session.sceneId) === session) this.latestSessionByScene.set(session.sceneId, over)
+      ended++
+    }
+    return ended
   }
 
   /**
    * Deletes scenes and sessions whose expiry passed more than `retentionMs` (default 0) before `now`
    * (default `Date.now()`; pass the service's clock) (an
-   * authorized scene only once its latest session has expired too). Users and authorizations are
-   * never deleted. Returns how many records were removed.
+   * authorized scene only once its latest session has expired too). Users, authorizations, the
+   * ledger and idempotency keys are never deleted. Returns how many records were removed.
    */
   purgeExpired(options: { now?: number; retentionMs?: number } = {}): PurgeCount {
     const { now = Date.now(), retentionMs = 0 } = options
@@ -115,6 +196,7 @@ export class MemoryStore implements Store {
     for (const [token, session] of this.sessions) {
       if (session.expiresAt <= cutoff) {
         this.sessions.delete(token)
+        this.sessionsByUser.get(session.userId)?.delete(token)
         if (this.latestSessionByScene.get(session.sceneId) === session) this.latestSessionByScene.delete(session.sceneId)
         sessions++
       }
@@ -124,30 +206,51 @@ export class MemoryStore implements Store {
 
   /** A copy of every record, for tests and debugging. */
   snapshot(): MemoryStoreSnapshot {
+    const all = <T extends object>(values: Iterable<T>) => [...values].map((r) => ({ ...r }))
     return {
-      scenes: [...this.scenes.values()].map((r) => ({ ...r })),
-      users: [...this.users.values()].map((r) => ({ ...r })),
-      authorizations: [...this.authorizations.values()].map((r) => ({ ...r })),
-      sessions: [...this.sessions.values()].map((r) => ({ ...r })),
+      scenes: all(this.scenes.values()),
+      users: all(this.users.values()),
+      authorizations: all(this.authorizations.values()),
+      sessions: all(this.sessions.values()),
+      ledger: all(this.ledger),
+      idempotency: all(this.idempotency.values()),
     }
   }
 
+  /** Stores an authorization and files it in its user's active set or queue, by status. */
   private putAuthorization(a: AuthorizationRecord): void {
+    const previous = this.authorizations.get(a.id)
     this.authorizations.set(a.id, a)
-    let live = this.liveByUser.get(a.userId)
-    if (!live) this.liveByUser.set(a.userId, (live = new Set()))
-    if (a.status === 'pending' || a.status === 'active') live.add(a.id)
-    else live.delete(a.id)
+    const queues = indexed(this.queues, a.userId, () => ({ active: new Set<number>(), pending: [] as AuthorizationRecord[] }))
+    if (previous?.status === 'pending') queues.pending.splice(queues.pending.findIndex((p) => p.id === a.id), 1)
+    queues.active.delete(a.id)
+    if (a.status === 'active') queues.active.add(a.id)
+    if (a.status === 'pending') {
+      // Nearly always the end (a new grant is the newest); a clock set back lands it earlier.
+      let at = queues.pending.length
+      while (at > 0 && fifoOrder({ ...(queues.pending[at - 1] as AuthorizationRecord), changed: false }, { ...a, changed: false }) > 0) at--
+      queues.pending.splice(at, 0, a)
+    }
   }
 
-  private aggregate(userId: number): UserAggregate | null {
+  private aggregate(userId: number, wholeQueue: boolean): UserAggregate | null {
     const user = this.users.get(userId)
     if (!user) return null
-    const authorizations = [...(this.liveByUser.get(userId) ?? [])]
-      .map((id) => ({ ...(this.authorizations.get(id) as AuthorizationRecord) }))
+    const queues = this.queues.get(userId)
+    const active = [...(queues?.active ?? [])].map((id) => this.authorizations.get(id) as AuthorizationRecord)
+    const pending = wholeQueue ? (queues?.pending ?? []) : (queues?.pending.slice(0, 1) ?? [])
+    const authorizations = [...active, ...pending]
+      .map((a) => ({ ...a }))
       .sort((a, b) => a.createdAt - b.createdAt || a.id - b.id)
     return { user: { ...user }, authorizations }
   }
+}
+
+/** The value of `map` at `key`, created by `make` when absent. */
+function indexed<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key)
+  if (value === undefined) map.set(key, (value = make()))
+  return value
 }
 
 function copy<T extends object>(record: T | undefined): T | null {

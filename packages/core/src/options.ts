@@ -12,7 +12,9 @@ const hasMethods = (...names: string[]) => (value: unknown) =>
   typeof value === 'object' && value !== null && names.every((n) => typeof (value as Record<string, unknown>)[n] === 'function')
 
 const optionsSchema = z.object({
-  store: z.custom<Store>(hasMethods('load', 'commit'), { error: 'store must implement load() and commit()' }),
+  store: z.custom<Store>(hasMethods('load', 'commit', 'listLedger', 'endSessions'), {
+    error: 'store must implement load(), commit(), listLedger() and endSessions()',
+  }),
   qr: z.custom<QrProvider>(hasMethods('createQr'), { error: 'qr must implement createQr()' }),
   sceneTtlSeconds: z.number().int().positive().max(2_592_000).default(300),
   // At most 100 years, so every expiry stays a valid date.

@@ -14,8 +14,12 @@ export type SceneStatus = 'pending' | 'scanned' | 'authorized' | 'expired'
 /** Kind of an authorization: a time window, or a number of points. */
 export type AuthorizationType = 'time' | 'points'
 
-/** Status of an authorization. At most one per user is `active`; `pending` ones wait in FIFO order. */
-export type AuthorizationStatus = 'pending' | 'active' | 'expired' | 'exhausted'
+/**
+ * Status of an authorization. At most one per user is `active`; `pending` ones wait in FIFO order.
+ * `revoked` is our extension: an authorization withdrawn by the application (a refund), never
+ * active again (docs/behaviour.md, "Revocation").
+ */
+export type AuthorizationStatus = 'pending' | 'active' | 'expired' | 'exhausted' | 'revoked'
 
 /** A scene: one QR code a device asked for, waiting for its first scan. */
 export interface SceneRecord {
@@ -100,13 +104,62 @@ export interface SessionRecord {
 }
 
 /**
- * A user with the authorizations the rules can still act on: every `pending` and `active` one,
- * ordered by `createdAt`, then `id`. Expired and exhausted authorizations stay stored but are not
- * loaded (no rule reads them again), which keeps a user's load small however long it lives.
+ * A user with the authorizations the rules can act on: every `active` one and the head of the
+ * queue (the first `pending` one by createdAt, then id), or every `pending` one when the load asked
+ * for the whole queue. The activation step activates at most one pending authorization, always the
+ * head, so the head is all it needs: a user's load costs the same however long the queue grows.
+ * Retired (expired, exhausted, revoked) authorizations stay stored but are not loaded.
  */
 export interface UserAggregate {
   /** The user. */
   user: UserRecord
-  /** Its `pending` and `active` authorizations, by createdAt then id. */
+  /** Its `active` authorizations and the head of its queue (or the whole queue), by createdAt then id. */
   authorizations: AuthorizationRecord[]
+}
+
+/** What a ledger entry records (docs/behaviour.md, "Ledger"). */
+export type LedgerKind = 'grant' | 'activate' | 'consume' | 'expire' | 'exhaust' | 'revoke'
+
+/**
+ * One entry of the append-only ledger: a change to one authorization of one user, written in the
+ * same atomic commit as the change itself.
+ */
+export interface LedgerEntryRecord {
+  /** Integer id assigned by the store, increasing. */
+  id: number
+  /** The user whose entitlements changed. */
+  userId: number
+  /** The authorization that changed. */
+  authorizationId: number
+  /** What happened to it. */
+  kind: LedgerKind
+  /** Signed change of its points: + on a points grant, − on a consumption, 0 otherwise. */
+  points: number
+  /** Its points after the change. */
+  remainingPoints: number
+  /** When, from the service's clock. */
+  at: number
+  /** The authorization's source, on `grant` entries; null otherwise. */
+  source: string | null
+  /** The idempotency key of the call that made the change, when it had one; null otherwise. */
+  idempotencyKey: string | null
+  /** Why, on `revoke` entries when the caller said; null otherwise. */
+  reason: string | null
+}
+
+/**
+ * An idempotency key in use: what the first call with it did, so that a repeat answers the same
+ * and changes nothing. Keys are global per store (grant and consume share one namespace).
+ */
+export interface IdempotencyRecord {
+  /** The caller's key, 1–128 characters. */
+  key: string
+  /** A digest of the first call's operation and parameters; a repeat must match it. */
+  fingerprint: string
+  /** The authorization a `grant` created; null for a `consume`. */
+  authorizationId: number | null
+  /** The JSON result of a `consume`; null for a `grant`. */
+  result: string | null
+  /** When the first call committed. */
+  createdAt: number
 }

@@ -7,24 +7,18 @@
  * @module
  */
 import type { ScanAuth } from './api'
+import { callHook, makeCommitLoop } from './commit-loop'
+import { entitlementMethods } from './entitlements'
 import { ScanAuthError } from './errors'
-import { activationsIn } from './hooks-activations'
-import { planGrant, type GrantSpec } from './operations/grant'
-import type { Plan } from './operations/plan'
 import { planAuthorizedPoll, planPoll } from './operations/poll'
 import { planScan } from './operations/scan'
-import { planConsume, planVerifySession, isLiveSession } from './operations/session'
+import { planVerifySession, isLiveSession } from './operations/session'
 import type { Lifetimes } from './operations/settings'
-import { resolveOptions, type ResolvedOptions, type ScanAuthOptions } from './options'
+import { resolveOptions, type ScanAuthOptions } from './options'
 import { newSceneStr, newSessionToken, SCENE_STR_PATTERN } from './random'
-import type { UserAggregate } from './records'
 import { newScene } from './rules/scene'
 import { DAY, HOUR, SECOND } from './rules/time'
-import type { Store } from './store'
-import { consumeInput, createSceneInput, grantInput, parseInput, scanInput } from './validation'
-
-/** How many times one operation loads and plans again after losing a commit race. */
-const MAX_ATTEMPTS = 100
+import { createSceneInput, parseInput, scanInput } from './validation'
 
 /**
  * Creates a scanauth instance over a store and a QR provider.
@@ -96,6 +90,7 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
       const { sceneStr, openid } = parseInput(scanInput, input)
       const sessionToken = newSessionToken()
       const result = await commitLoop(async () => {
+        // A string that cannot be a scene_str names no scene: `invalid` without a read.
         const loaded = SCENE_STR_PATTERN.test(sceneStr)
           ? await store.load({ sceneStr, openid })
           : { scene: null, user: null }
@@ -105,83 +100,20 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
       return result
     },
 
-    async grant(input) {
-      const { userId, openid, ...what } = parseInput(grantInput, input)
-      // Exactly one of the two is set (validated); a key present with `undefined` counts as absent.
-      const target = userId !== undefined ? { userId } : { openid: openid as string }
-      const spec = { ...target, ...what, source: what.source ?? 'admin' } as GrantSpec
-      return commitLoop(async () => {
-        const { user } = await store.load(target)
-        return { user, plan: planGrant({ spec, user, now: now() }) }
-      })
-    },
-
-    async consume(input) {
-      const { sessionToken, points } = parseInput(consumeInput, input)
-      return commitLoop(async () => {
-        const at = now()
-        const { session, user } = await loadSessionUser(store, sessionToken, at)
-        return { user, plan: planConsume({ session, user, points, now: at }) }
-      })
-    },
-
     async verifySession(token) {
       if (typeof token !== 'string' || token === '') return null
       return commitLoop(async () => {
         const at = now()
-        const { session, user } = await loadSessionUser(store, token, at)
+        // The token names no user: the session first, then its user.
+        const { session } = await store.load({ sessionToken: token })
+        if (!isLiveSession(session, at)) return { user: null, plan: planVerifySession({ session: null, user: null, now: at }) }
+        const { user } = await store.load({ userId: session.userId })
         return { user, plan: planVerifySession({ session, user, now: at }) }
       })
     },
+
+    ...entitlementMethods({ store, now, commitLoop }),
   }
 }
 
-/** The session behind a token and, when it is live, its user (two reads: the token names no user). */
-async function loadSessionUser(store: Store, token: string, at: number) {
-  const { session } = await store.load({ sessionToken: token })
-  if (!isLiveSession(session, at)) return { session: null, user: null }
-  const { user } = await store.load({ userId: session.userId })
-  return { session, user }
-}
 
-/** One attempt of an operation: the user it loaded (for the activation hook) and its plan. */
-interface Attempt<R> {
-  user: UserAggregate | null
-  plan: Plan<R>
-}
-
-/** Load → plan → commit, again on conflict, until it commits or `MAX_ATTEMPTS` is reached. */
-function makeCommitLoop(store: Store, config: ResolvedOptions) {
-  return async function commitLoop<R>(attempt: () => Promise<Attempt<R>>): Promise<R> {
-    for (let round = 0; round < MAX_ATTEMPTS; round++) {
-      const { user, plan } = await attempt()
-      if (plan.changes === null) return plan.finish(null)
-      const outcome = await store.commit(plan.changes)
-      if (outcome.ok) {
-        const result = plan.finish(outcome.ids)
-        if (config.hooks.onActivate) {
-          for (const authorization of activationsIn(user, plan.changes, outcome.ids)) {
-            callHook(config, () => config.hooks.onActivate?.({ authorization }))
-          }
-        }
-        return result
-      }
-      // Someone else won this aggregate: wait a little (jittered, growing) and plan again on fresh data.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(25, 1 + round)))
-    }
-    throw new ScanAuthError('conflict', 'Too many concurrent changes to the same scene or user; nothing was changed')
-  }
-}
-
-/** Calls a hook; a throwing hook never fails the operation that already committed. */
-function callHook(config: ResolvedOptions, call: () => void): void {
-  try {
-    call()
-  } catch (error) {
-    try {
-      config.hooks.onHookError?.(error)
-    } catch {
-      // A failing error hook has nowhere left to report to.
-    }
-  }
-}

@@ -33,7 +33,15 @@
  *
  * @module
  */
-import type { AuthorizationRecord, SceneRecord, SessionRecord, UserAggregate, UserRecord } from './records'
+import type {
+  AuthorizationRecord,
+  IdempotencyRecord,
+  LedgerEntryRecord,
+  SceneRecord,
+  SessionRecord,
+  UserAggregate,
+  UserRecord,
+} from './records'
 
 /**
  * What one load reads. Each field asks for one thing; fields left out are answered with `null`.
@@ -42,26 +50,42 @@ import type { AuthorizationRecord, SceneRecord, SessionRecord, UserAggregate, Us
 export interface LoadQuery {
   /** The scene with this `sceneStr`. */
   sceneStr?: string
-  /** The user with this id, with its pending and active authorizations. */
+  /** The user with this id, with its active authorizations and the head of its queue. */
   userId?: number
-  /** The user with this openid, with its pending and active authorizations. */
+  /** The user with this openid, with its active authorizations and the head of its queue. */
   openid?: string
+  /**
+   * With `userId` or `openid`: load every `pending` authorization of the user, not only the head of
+   * the queue. Costs as much as the queue is long; only revocation and `getUser` ask for it.
+   */
+  wholeQueue?: boolean
   /** The session with this token. */
   sessionToken?: string
   /** The session with the highest id among those created by this scene id. */
   latestSessionOfScene?: number
+  /** The idempotency record of this key. */
+  idempotencyKey?: string
+  /** The authorization with this id, whatever its status. */
+  authorizationId?: number
 }
 
 /** The answer to a {@link LoadQuery}: each part is `null` when it was not asked for or does not exist. */
 export interface LoadResult {
   /** The scene asked for by `sceneStr`. */
   scene: SceneRecord | null
-  /** The user asked for by `userId` or `openid`. Authorizations: `pending` and `active`, by createdAt then id. */
+  /**
+   * The user asked for by `userId` or `openid`. Authorizations: the `active` ones and the first
+   * `pending` one (every `pending` one with `wholeQueue`), by createdAt then id.
+   */
   user: UserAggregate | null
   /** The session asked for by `sessionToken`. */
   session: SessionRecord | null
   /** The latest session of the scene asked for by `latestSessionOfScene`. */
   latestSession: SessionRecord | null
+  /** The record of the key asked for by `idempotencyKey`. */
+  idempotency: IdempotencyRecord | null
+  /** The authorization asked for by `authorizationId`. */
+  authorization: AuthorizationRecord | null
 }
 
 /**
@@ -143,6 +167,30 @@ export interface ChangeSet {
   user?: UserWrite
   /** A session to insert. */
   session?: NewSession
+  /** Ledger entries to append, in this order (their ids increase in this order). */
+  ledger?: NewLedgerEntry[]
+  /** An idempotency key to record; expects no record with that key. */
+  idempotency?: NewIdempotencyRecord
+}
+
+/**
+ * An authorization id, or `{ inserted: i }` for the `i`-th authorization (from 0) that the same
+ * change set inserts in `user.insertAuthorizations`, whose id the store assigns at commit.
+ */
+export type AuthorizationRef = number | { inserted: number }
+
+/** A ledger entry to append; its id is assigned by the store, its references resolved at commit. */
+export type NewLedgerEntry = Omit<LedgerEntryRecord, 'id' | 'userId' | 'authorizationId'> & {
+  /** The user: an id, or {@link NEW_USER}. */
+  userId: UserRef
+  /** The authorization: an id, or the index of one inserted by the same change set. */
+  authorizationId: AuthorizationRef
+}
+
+/** An idempotency record to insert (expects the key to be free). */
+export type NewIdempotencyRecord = Omit<IdempotencyRecord, 'authorizationId'> & {
+  /** The authorization a grant created (usually `{ inserted: 0 }`), or null. */
+  authorizationId: AuthorizationRef | null
 }
 
 /** Ids the store assigned to what a commit inserted (`null` where nothing of that kind was inserted). */
@@ -173,8 +221,21 @@ export type CommitResult =
       /** Refused; nothing was applied. */
       ok: false
       /** Whose expectation failed. */
-      conflict: 'scene' | 'user'
+      conflict: 'scene' | 'user' | 'idempotency'
     }
+
+/** Which sessions {@link Store.endSessions} ends: one by its token, or every session of a user. */
+export type SessionSelector = { token: string } | { userId: number }
+
+/** What {@link Store.listLedger} reads: a user's entries after an id, oldest first. */
+export interface LedgerQuery {
+  /** The user. */
+  userId: number
+  /** Only entries with a greater id (0 for the first page). */
+  afterId: number
+  /** At most this many entries. */
+  limit: number
+}
 
 /**
  * A storage backend for scanauth. Implementations: `MemoryStore` (here), `SqliteStore`
@@ -191,10 +252,23 @@ export interface Store {
    * respect to every other commit on the same backing data (other processes included). Expectations:
    * a scene `insert` expects its `sceneStr` to be free; a scene `update` expects the stored version to
    * equal `expectedVersion`; a user `insert` expects its openid to be free; a user `update` expects the
-   * stored version to equal `expectedVersion`. Records are written exactly as given (the service sets
-   * the new `version`); {@link NEW_USER} references resolve to the inserted user's id.
+   * stored version to equal `expectedVersion`; an `idempotency` record expects its key to be free.
+   * Records are written exactly as given (the service sets the new `version`); {@link NEW_USER} and
+   * {@link AuthorizationRef} references resolve to the ids assigned in the same commit. Ledger entries
+   * get increasing ids in the order given.
    */
   commit(changes: ChangeSet): Promise<CommitResult>
+  /**
+   * A user's ledger entries with an id above `afterId`, oldest first, at most `limit` of them. An
+   * unknown user has none.
+   */
+  listLedger(query: LedgerQuery): Promise<LedgerEntryRecord[]>
+  /**
+   * Ends sessions: every selected session still live at `at` (`expiresAt > at`) gets `expiresAt = at`,
+   * so that from `at` on it counts as expired everywhere. Returns how many it ended. Atomic per
+   * session; a session created concurrently for the user may be missed (it was created after the call).
+   */
+  endSessions(selector: SessionSelector, at: number): Promise<number>
   /** Releases what the store itself opened. Optional; never closes a client the application passed in. */
   close?(): Promise<void>
 }

@@ -33,22 +33,50 @@ export const MAX_DURATION_SECONDS = 100 * 365.25 * 24 * 3600
 export const createSceneInput = z.object({ deviceId: identifier('device_id') })
 
 export const scanInput = z.object({
-  sceneStr: z.string({ error: 'scene_str must be a string' }).max(1024, { error: 'scene_str is too long' }),
+  // Any string: one that cannot be a scene_str (over-long ones too) is an `invalid` scan, not an error.
+  sceneStr: z.string({ error: 'scene_str must be a string' }),
   openid: identifier('openid'),
 })
 
-const source = identifier('source').optional()
+// The free trial comes only from a first scan (docs/behaviour.md, "Grants").
+const source = identifier('source')
+  .refine((value) => value !== 'free', { error: "source 'free' is reserved for the free trial of a first scan" })
+  .optional()
+const idempotencyKey = identifier('idempotencyKey').optional()
 const timeGrant = z.object({ type: z.literal('time'), durationSeconds: positiveInt('durationSeconds', MAX_DURATION_SECONDS), source })
 const pointsGrant = z.object({ type: z.literal('points'), points: positiveInt('points'), source })
 const target = z.union([
   z.object({ userId: positiveInt('userId'), openid: z.undefined().optional() }),
   z.object({ openid: identifier('openid'), userId: z.undefined().optional() }),
 ], { error: 'grant needs exactly one of userId or openid' })
-export const grantInput = z.intersection(target, z.discriminatedUnion('type', [timeGrant, pointsGrant], { error: "type must be 'time' or 'points'" }))
+export const grantInput = z.intersection(
+  z.intersection(target, z.object({ idempotencyKey })),
+  z.discriminatedUnion('type', [timeGrant, pointsGrant], { error: "type must be 'time' or 'points'" }),
+)
 
 export const consumeInput = z.object({
   sessionToken: z.string({ error: 'sessionToken must be a string' }),
   points: positiveInt('points').default(1),
+  idempotencyKey,
+})
+
+/** A user by id or by openid, for the read and sign-out operations. */
+export const userSelector = z.union([
+  z.object({ userId: positiveInt('userId'), openid: z.undefined().optional() }),
+  z.object({ openid: identifier('openid'), userId: z.undefined().optional() }),
+], { error: 'give exactly one of userId or openid' })
+
+/** The largest page `listLedger` returns. */
+export const MAX_LEDGER_PAGE = 1000
+
+export const ledgerPage = z.object({
+  afterId: z.number({ error: 'afterId must be a number' }).int({ error: 'afterId must be an integer' }).min(0, { error: 'afterId must not be negative' }).default(0),
+  limit: positiveInt('limit', MAX_LEDGER_PAGE).default(100),
+})
+
+export const revokeInput = z.object({
+  authorizationId: positiveInt('authorizationId'),
+  reason: z.string({ error: 'reason must be a string' }).min(1, { error: 'reason must not be empty' }).max(500, { error: 'reason must be at most 500 characters' }).optional(),
 })
 
 /** Parses `value` with `schema`, or throws `invalid_request` with the first problem as its message. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AuthorizationStatus, AuthorizationType } from './records'
+import type { AuthorizationRecord, AuthorizationStatus, AuthorizationType, LedgerEntryRecord, LedgerKind, UserRecord } from './records'
 import type { AuthorizationDraft } from './rules/authorizations'
 
 /** The authorization summary of a poll (specification section 2, wire shape, in camelCase). */
@@ -25,7 +25,7 @@ export interface Authorization {
   userId: number
   /** `time` or `points`. */
   type: AuthorizationType
-  /** `pending`, `active`, `expired` or `exhausted`. */
+  /** `pending`, `active`, `expired`, `exhausted` or `revoked`. */
   status: AuthorizationStatus
   /** ISO 8601. */
   startAt: string
@@ -67,5 +67,83 @@ export function toAuthorization(a: AuthorizationDraft, ids: { id: number; userId
     source: a.source,
     createdAt: iso(a.createdAt),
     updatedAt: iso(a.updatedAt),
+  }
+}
+
+/** The public view of a stored authorization. */
+export function recordView(a: AuthorizationRecord): Authorization {
+  const { id, userId, ...rest } = a
+  return toAuthorization({ ...rest, id, changed: false }, { id, userId })
+}
+
+/** One entry of a user's ledger, as `listLedger` returns it. */
+export interface LedgerEntry {
+  /** Increasing id; pass the last one as `afterId` to read on. */
+  id: number
+  /** The user whose entitlements changed. */
+  userId: number
+  /** The authorization that changed. */
+  authorizationId: number
+  /** `grant`, `activate`, `consume`, `expire`, `exhaust` or `revoke`. */
+  kind: LedgerKind
+  /** Signed change of points: + on a points grant, − on a consumption, 0 otherwise. */
+  points: number
+  /** The authorization's points after the change. */
+  remainingPoints: number
+  /** ISO 8601. */
+  at: string
+  /** The authorization's source, on `grant` entries. */
+  source?: string
+  /** The idempotency key of the call that made the change, when it had one. */
+  idempotencyKey?: string
+  /** Why, on a `revoke` entry when the caller gave a reason. */
+  reason?: string
+}
+
+/** The public view of a ledger entry: optional fields only where they apply. */
+export function ledgerView(e: LedgerEntryRecord): LedgerEntry {
+  const entry: LedgerEntry = {
+    id: e.id,
+    userId: e.userId,
+    authorizationId: e.authorizationId,
+    kind: e.kind,
+    points: e.points,
+    remainingPoints: e.remainingPoints,
+    at: iso(e.at),
+  }
+  if (e.source !== null) entry.source = e.source
+  if (e.idempotencyKey !== null) entry.idempotencyKey = e.idempotencyKey
+  if (e.reason !== null) entry.reason = e.reason
+  return entry
+}
+
+/** A user as `getUser` returns it: read without side effects. */
+export interface UserInfo {
+  /** Integer id. */
+  id: number
+  /** Platform user identifier. */
+  openid: string
+  /** ISO 8601. */
+  createdAt: string
+  /** ISO 8601: the last processed scan. */
+  lastSeenAt: string
+  /** Whether the one free trial was granted. */
+  hasClaimedFree: boolean
+  /** The current authorization at the time of the call by the validity rules, or null. */
+  current: Authorization | null
+  /** Pending authorizations in activation order (created_at, then id). */
+  queue: Authorization[]
+}
+
+/** The public view of a user with its current authorization and its queue. */
+export function userView(user: UserRecord, current: AuthorizationRecord | null, queue: readonly AuthorizationRecord[]): UserInfo {
+  return {
+    id: user.id,
+    openid: user.openid,
+    createdAt: iso(user.createdAt),
+    lastSeenAt: iso(user.lastSeenAt),
+    hasClaimedFree: user.hasClaimedFree,
+    current: current === null ? null : recordView(current),
+    queue: queue.map(recordView),
   }
 }

@@ -160,7 +160,12 @@ describe('routing', () => {
 
   it('hides unexpected errors behind a 500 {detail} and reports them to onError', async () => {
     const broken = createScanAuth({
-      store: { load: () => Promise.reject(new Error('disk on fire')), commit: () => Promise.reject(new Error('disk on fire')) },
+      store: {
+        load: () => Promise.reject(new Error('disk on fire')),
+        commit: () => Promise.reject(new Error('disk on fire')),
+        listLedger: () => Promise.reject(new Error('disk on fire')),
+        endSessions: () => Promise.reject(new Error('disk on fire')),
+      },
       qr,
       now: clock.now,
     })

@@ -75,6 +75,8 @@ describe('the pending poll', () => {
     const counted: Store = {
       load: (q) => (calls.push(`load ${Object.keys(q).join(',')}`), inner.load(q)),
       commit: (c) => (calls.push('commit'), inner.commit(c)),
+      listLedger: (q) => inner.listLedger(q),
+      endSessions: (s, at) => inner.endSessions(s, at),
     }
     const auth = createScanAuth({ store: counted, qr: new RecordingQrProvider() })
     const { sceneStr } = await auth.createScene({ deviceId: 'd' })
@@ -92,6 +94,8 @@ describe('conflicts', () => {
     const alwaysLosing: Store = {
       load: (q) => inner.load(q),
       commit: async (c) => (c.scene?.op === 'insert' ? inner.commit(c) : (refused++, { ok: false, conflict: 'scene' })),
+      listLedger: (q) => inner.listLedger(q),
+      endSessions: (s, at) => inner.endSessions(s, at),
     }
     const auth = createScanAuth({ store: alwaysLosing, qr: new RecordingQrProvider() })
     const { sceneStr } = await auth.createScene({ deviceId: 'd' })

@@ -12,6 +12,7 @@ import { scanSuite } from './suites/scan'
 import { sceneSuite } from './suites/scene'
 import { sessionSuite } from './suites/sessions'
 import { storeApiSuite } from './suites/store-api'
+import { storeEntitlementApiSuite } from './suites/store-api-entitlements'
 
 /**
  * Registers the Store contract suite for one store: the Store methods themselves, then every row
@@ -32,6 +33,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
   describe(`Store contract: ${name}`, () => {
     const get = useContext(factory)
     storeApiSuite(get)
+    storeEntitlementApiSuite(get)
     sceneSuite(get)
     scanSuite(get)
     authorizationSuite(get)

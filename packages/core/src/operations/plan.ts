@@ -3,6 +3,8 @@
  * pure functions from loaded records and `now` to a plan; the service commits the change set and
  * calls `finish` with the ids the store assigned.
  */
+import { ledgerEntries, type LedgerContext } from '../rules/ledger'
+import { toUserWrite, type UserDraft } from '../rules/user'
 import type { AssignedIds, ChangeSet } from '../store'
 
 export interface Plan<R> {
@@ -23,5 +25,17 @@ export function changeSet(parts: ChangeSet): ChangeSet | null {
   if (parts.scene) out.scene = parts.scene
   if (parts.user) out.user = parts.user
   if (parts.session) out.session = parts.session
-  return out.scene || out.user || out.session ? out : null
+  if (parts.ledger && parts.ledger.length > 0) out.ledger = parts.ledger
+  if (parts.idempotency) out.idempotency = parts.idempotency
+  return out.scene || out.user || out.session || out.idempotency ? out : null
+}
+
+/**
+ * The user part of a change set: the user write (null when nothing changed) and the ledger entries
+ * that describe it, which always travel in the same commit.
+ */
+export function userParts(draft: UserDraft, context: LedgerContext): Pick<ChangeSet, 'user' | 'ledger'> {
+  const user = toUserWrite(draft)
+  if (user === null) return {}
+  return { user, ledger: ledgerEntries(draft, context) }
 }

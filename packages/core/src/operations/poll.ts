@@ -7,9 +7,9 @@ import type { SceneRecord, SessionRecord, UserAggregate } from '../records'
 import { findCurrent, runActivationStep } from '../rules/authorizations'
 import { decidePoll } from '../rules/scene'
 import { hasPassed } from '../rules/time'
-import { draftUser, toUserWrite, withAuthorizations } from '../rules/user'
+import { draftUser, withAuthorizations } from '../rules/user'
 import { toSummary } from '../views'
-import { answer, changeSet, type Plan } from './plan'
+import { answer, changeSet, userParts, type Plan } from './plan'
 
 /** Steps 2–3 when they decide; otherwise `{ authorizedFor }` to load the user and session for step 4. */
 export function planPoll(scene: SceneRecord, now: number): Plan<StatusResult> | { authorizedFor: number } {
@@ -31,7 +31,7 @@ export function planAuthorizedPoll(input: {
   if (input.user === null) return answer({ status: 'need_purchase' })
   const draft = draftUser(input.user)
   const { list, current } = findCurrent(runActivationStep(draft.authorizations, input.now), input.now)
-  const changes = changeSet({ user: toUserWrite(withAuthorizations(draft, list)) ?? undefined })
+  const changes = changeSet(userParts(withAuthorizations(draft, list), { now: input.now }))
   if (current === null) return answer({ status: 'need_purchase' }, changes)
   const session = input.latestSession
   if (session === null || hasPassed(session.expiresAt, input.now)) return answer({ status: 'expired' }, changes)

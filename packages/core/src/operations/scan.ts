@@ -6,9 +6,9 @@ import type { ScanResult } from '../api'
 import type { SceneRecord, UserAggregate } from '../records'
 import { findCurrent, runActivationStep } from '../rules/authorizations'
 import { authorizeScene, decideScan } from '../rules/scene'
-import { claimFreeTrial, draftUser, newUser, toUserWrite, touch, withAuthorizations } from '../rules/user'
+import { claimFreeTrial, draftUser, newUser, touch, withAuthorizations } from '../rules/user'
 import { NEW_USER } from '../store'
-import { answer, changeSet, type Plan } from './plan'
+import { answer, changeSet, userParts, type Plan } from './plan'
 import type { Lifetimes } from './settings'
 
 export function planScan(input: {
@@ -37,11 +37,10 @@ export function planScan(input: {
   const { list, current } = findCurrent(runActivationStep(draft.authorizations, now), now)
   draft = withAuthorizations(draft, list)
   const userRef = draft.user.id ?? NEW_USER
-  const userWrite = toUserWrite(draft)
   // Steps 8–9: authorize the scene, create the session (also for need_purchase).
   const changes = changeSet({
     scene: { op: 'update', scene: authorizeScene(scene, userRef, now), expectedVersion: scene.version },
-    user: userWrite ?? undefined,
+    ...userParts(draft, { now }),
     session: {
       token: input.sessionToken,
       userId: userRef,

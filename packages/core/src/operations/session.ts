@@ -1,16 +1,17 @@
 /**
- * Operations a session token authorizes: consuming (DESIGN.md: decrement atomically, never below
- * zero) and verifying. Both run the activation step first, as the specification asks of a
- * usage-consumption operation and of any read of the active authorization.
+ * Operations a session token authorizes: consuming (docs/behaviour.md, "Consumption": decrement
+ * atomically, never below zero) and verifying. Both run the activation step first, as every read
+ * of the current authorization does.
  */
 import type { ConsumeResult, SessionInfo } from '../api'
 import type { SessionRecord, UserAggregate } from '../records'
 import { findCurrent, runActivationStep, spend, type AuthorizationDraft } from '../rules/authorizations'
 import { hasPassed } from '../rules/time'
-import { draftUser, toUserWrite, withAuthorizations, type UserDraft } from '../rules/user'
+import { draftUser, withAuthorizations, type UserDraft } from '../rules/user'
 import { ScanAuthError } from '../errors'
 import { iso, toAuthorization } from '../views'
-import { answer, changeSet, type Plan } from './plan'
+import type { IdempotentCall } from './grant'
+import { answer, changeSet, userParts, type Plan } from './plan'
 
 /** Whether a loaded session is live now. */
 export function isLiveSession(session: SessionRecord | null, now: number): session is SessionRecord {
@@ -29,20 +30,28 @@ export function planConsume(input: {
   user: UserAggregate | null
   points: number
   now: number
+  idempotency: IdempotentCall | null
 }): Plan<ConsumeResult> {
-  const { session, user, now } = input
+  const { session, user, now, idempotency } = input
   if (!isLiveSession(session, now) || user === null) {
     throw new ScanAuthError('unauthorized', 'Session is unknown or has expired')
   }
   const { draft, current } = activated(user, now)
   const outcome = spend(draft.authorizations, current, input.points, now)
-  if (outcome.status !== 'ok') {
-    // Nothing is spent; the activation step's own changes are still written.
-    return answer({ status: outcome.status }, changeSet({ user: toUserWrite(draft) ?? undefined }))
-  }
-  const changes = changeSet({ user: toUserWrite(withAuthorizations(draft, outcome.list)) ?? undefined })
-  const authorization = toAuthorization(outcome.used, { id: outcome.used.id as number, userId: user.user.id })
-  return answer({ status: 'ok', authorization }, changes)
+  // Nothing is spent unless the outcome is ok; the activation step's own changes are written anyway.
+  const after = outcome.status === 'ok' ? withAuthorizations(draft, outcome.list) : draft
+  const result: ConsumeResult =
+    outcome.status === 'ok'
+      ? { status: 'ok', authorization: toAuthorization(outcome.used, { id: outcome.used.id as number, userId: user.user.id }) }
+      : { status: outcome.status }
+  const changes = changeSet({
+    ...userParts(after, { now, idempotencyKey: idempotency?.key }),
+    // The whole answer is known now, so a repeat of the call can be answered from the record alone.
+    idempotency: idempotency
+      ? { key: idempotency.key, fingerprint: idempotency.fingerprint, authorizationId: null, result: JSON.stringify(result), createdAt: now }
+      : undefined,
+  })
+  return answer(result, changes)
 }
 
 export function planVerifySession(input: {
@@ -60,6 +69,6 @@ export function planVerifySession(input: {
       expiresAt: iso(session.expiresAt),
       authorization: current === null ? null : toAuthorization(current, { id: current.id as number, userId: session.userId }),
     },
-    changeSet({ user: toUserWrite(draft) ?? undefined }),
+    changeSet(userParts(draft, { now })),
   )
 }

@@ -50,13 +50,32 @@ function activate(a: AuthorizationDraft, now: number): AuthorizationDraft {
   return { ...a, status: 'active', updatedAt: now, changed: true }
 }
 
+/** Activation step 2: every `active` authorization that is no longer valid, marked expired or exhausted. */
+export function retireInvalid(list: readonly AuthorizationDraft[], now: number): AuthorizationDraft[] {
+  return list.map((a) => (a.status === 'active' && !isValid(a, now) ? retire(a, now) : a))
+}
+
+/**
+ * Revocation (our extension, docs/behaviour.md "Revocation"): a `pending` or `active` authorization
+ * becomes `revoked` and is never active again. The caller runs the activation step afterwards, so
+ * the next queued one can take its place.
+ */
+export function revoke(a: AuthorizationDraft, now: number): AuthorizationDraft {
+  return { ...a, status: 'revoked', updatedAt: now, changed: true }
+}
+
+/** Whether an authorization can still be revoked: only `pending` and `active` ones can. */
+export function isRevocable(a: Pick<AuthorizationRecord, 'status'>): boolean {
+  return a.status === 'pending' || a.status === 'active'
+}
+
 /**
  * The activation step (section 3, steps 2–4; step 1, serialization per user, is the commit's
  * version check): mark invalid `active` authorizations expired or exhausted; if no `active` one
  * remains, activate the oldest `pending` one (created_at, then id).
  */
 export function runActivationStep(list: readonly AuthorizationDraft[], now: number): AuthorizationDraft[] {
-  const checked = list.map((a) => (a.status === 'active' && !isValid(a, now) ? retire(a, now) : a))
+  const checked = retireInvalid(list, now)
   if (checked.some((a) => a.status === 'active')) return checked
   const next = checked.filter((a) => a.status === 'pending').sort(fifoOrder)[0]
   if (next === undefined) return checked
@@ -84,8 +103,9 @@ function fifoById(a: AuthorizationDraft, b: AuthorizationDraft): number {
 
 /**
  * The free authorization of a first scan: type `time`, source `free`, start now, end now plus the
- * free period, no points. It is `active` when the user has no `active` authorization, else `pending`
- * (the table's two "(none)" rows; "active" read as the stored status, before the activation step).
+ * free period, no points. It is `active` when the user has no `active` authorization, else `pending`.
+ * The caller retires invalid active ones first ({@link retireInvalid}), so "active" here means one
+ * that is still valid (docs/behaviour.md, "The free trial").
  */
 export function freeAuthorization(list: readonly AuthorizationDraft[], now: number, durationMs: number): AuthorizationDraft {
   const hasActive = list.some((a) => a.status === 'active')

@@ -4,7 +4,7 @@
  */
 import type { UserAggregate, UserRecord } from '../records'
 import type { NewAuthorization, UserWrite } from '../store'
-import { draftOf, freeAuthorization, type AuthorizationDraft } from './authorizations'
+import { draftOf, freeAuthorization, retireInvalid, type AuthorizationDraft } from './authorizations'
 
 /** A user being planned. `id` and `loadedVersion` are null for a user this operation creates. */
 export interface UserDraft {
@@ -13,15 +13,19 @@ export interface UserDraft {
   /** True when the user record itself changed (last_seen_at, has_claimed_free). */
   changed: boolean
   authorizations: AuthorizationDraft[]
+  /** The authorizations as they were loaded, by id: what the ledger compares against. */
+  loaded: ReadonlyMap<number, AuthorizationDraft>
 }
 
 /** A loaded user as an unchanged draft. */
 export function draftUser(aggregate: UserAggregate): UserDraft {
+  const authorizations = aggregate.authorizations.map(draftOf)
   return {
     user: aggregate.user,
     loadedVersion: aggregate.user.version,
     changed: false,
-    authorizations: aggregate.authorizations.map(draftOf),
+    authorizations,
+    loaded: new Map(authorizations.map((a) => [a.id as number, a])),
   }
 }
 
@@ -32,6 +36,7 @@ export function newUser(openid: string, now: number): UserDraft {
     loadedVersion: null,
     changed: true,
     authorizations: [],
+    loaded: new Map(),
   }
 }
 
@@ -42,15 +47,18 @@ export function touch(draft: UserDraft, now: number): UserDraft {
 
 /**
  * Scan step 5: grant the free authorization only if this moves has_claimed_free from false to
- * true. A user who already claimed it is returned unchanged.
+ * true. A user who already claimed it is returned unchanged. An active authorization that is no
+ * longer valid counts as absent: it is retired in the same change, and the trial starts active
+ * (docs/behaviour.md, "The free trial").
  */
 export function claimFreeTrial(draft: UserDraft, now: number, durationMs: number): UserDraft {
   if (draft.user.hasClaimedFree) return draft
+  const checked = retireInvalid(draft.authorizations, now)
   return {
     ...draft,
     user: { ...draft.user, hasClaimedFree: true },
     changed: true,
-    authorizations: [...draft.authorizations, freeAuthorization(draft.authorizations, now, durationMs)],
+    authorizations: [...checked, freeAuthorization(checked, now, durationMs)],
   }
 }
 

@@ -32,7 +32,8 @@ export function storeApiSuite(get: () => ContractContext): void {
   describe('Store API', () => {
     it('load answers null for everything absent', async () => {
       const loaded = await get().store.load({ sceneStr: hex(1), openid: 'nobody', sessionToken: 'nope', latestSessionOfScene: 99 })
-      expect(loaded).toEqual({ scene: null, user: null, session: null, latestSession: null })
+      expect(loaded).toEqual({ scene: null, user: null, session: null, latestSession: null, idempotency: null, authorization: null })
+      expect(await get().store.load({ idempotencyKey: 'k', authorizationId: 7 })).toMatchObject({ idempotency: null, authorization: null })
       expect((await get().store.load({ userId: 12345 })).user).toBeNull()
     })
 
@@ -117,7 +118,7 @@ export function storeApiSuite(get: () => ContractContext): void {
       expect((await ctx.store.load({ latestSessionOfScene: 7 })).latestSession?.token).toBe('b')
     })
 
-    it('loads only pending and active authorizations, by created_at then id', async () => {
+    it('loads the active authorizations and the head of the queue; the whole queue when asked', async () => {
       const ctx = get()
       const ids = await commitOk(ctx, {
         user: {
@@ -128,14 +129,42 @@ export function storeApiSuite(get: () => ContractContext): void {
       })
       const [late, tieA, tieB, , active] = ids.authorizationIds
       const loaded = (await ctx.store.load({ userId: ids.userId as number })).user
-      expect(loaded?.authorizations.map((a) => a.id)).toEqual([active, tieA, tieB, late])
-      // An update that retires one removes it from what a load returns.
-      const retired = { ...(loaded?.authorizations[0] as NonNullable<typeof loaded>['authorizations'][number]), status: 'exhausted' as const }
+      expect(loaded?.authorizations.map((a) => a.id)).toEqual([active, tieA])
+      const whole = (await ctx.store.load({ userId: ids.userId as number, wholeQueue: true })).user
+      expect(whole?.authorizations.map((a) => a.id)).toEqual([active, tieA, tieB, late])
+      expect((await ctx.store.load({ openid: 'o1', wholeQueue: true })).user?.authorizations.map((a) => a.id)).toEqual([active, tieA, tieB, late])
+      // An update that retires one removes it from what a load returns; the next in line becomes the head.
+      const retire = (index: number, status: 'exhausted' | 'revoked') => ({ ...(whole?.authorizations[index] as NonNullable<typeof whole>['authorizations'][number]), status })
       await commitOk(ctx, {
-        user: { op: 'update', user: { ...(loaded?.user as NonNullable<typeof loaded>['user']), version: 2 }, expectedVersion: 1, insertAuthorizations: [], updateAuthorizations: [retired] },
+        user: {
+          op: 'update',
+          user: { ...(loaded?.user as NonNullable<typeof loaded>['user']), version: 2 },
+          expectedVersion: 1,
+          insertAuthorizations: [],
+          updateAuthorizations: [retire(0, 'exhausted'), retire(1, 'revoked')],
+        },
       })
-      expect((await ctx.store.load({ openid: 'o1' })).user?.authorizations.map((a) => a.id)).toEqual([tieA, tieB, late])
+      expect((await ctx.store.load({ openid: 'o1' })).user?.authorizations.map((a) => a.id)).toEqual([tieB])
+      expect((await ctx.store.load({ openid: 'o1', wholeQueue: true })).user?.authorizations.map((a) => a.id)).toEqual([tieB, late])
       expect((await ctx.dump()).authorizations).toHaveLength(5)
+      // Any authorization loads by id, whatever its status.
+      expect((await ctx.store.load({ authorizationId: tieA as number })).authorization).toMatchObject({ id: tieA, status: 'revoked', userId: ids.userId })
+      expect((await ctx.store.load({ authorizationId: active as number })).authorization).toMatchObject({ id: active, status: 'exhausted' })
+    })
+
+    it('puts a pending authorization activated by an update out of the queue', async () => {
+      const ctx = get()
+      const ids = await commitOk(ctx, { user: { op: 'insert', user: user('o1'), insertAuthorizations: [authorization(T0), authorization(T0 + 1)] } })
+      const loaded = (await ctx.store.load({ userId: ids.userId as number })).user as NonNullable<Awaited<ReturnType<typeof ctx.store.load>>['user']>
+      const head = loaded.authorizations[0] as (typeof loaded.authorizations)[number]
+      await commitOk(ctx, {
+        user: { op: 'update', user: { ...loaded.user, version: 2 }, expectedVersion: 1, insertAuthorizations: [], updateAuthorizations: [{ ...head, status: 'active' }] },
+      })
+      const after = (await ctx.store.load({ userId: ids.userId as number })).user
+      expect(after?.authorizations.map((a) => [a.id, a.status])).toEqual([
+        [ids.authorizationIds[0], 'active'],
+        [ids.authorizationIds[1], 'pending'],
+      ])
     })
   })
 }

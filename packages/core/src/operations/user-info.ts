@@ -1,0 +1,21 @@
+/**
+ * `getUser`: a user as the rules see it at `now`, computed from what is stored and written back
+ * nowhere (docs/behaviour.md, "Reading a user").
+ */
+import type { UserAggregate } from '../records'
+import { isValid } from '../rules/authorizations'
+import { userView, type UserInfo } from '../views'
+
+/**
+ * The current authorization is the `active` one with the highest id when it is still valid at
+ * `now` (an invalid one counts as absent, as everywhere); the queue is every `pending` one in
+ * activation order. Nothing is activated or retired: the next operation that runs the activation
+ * step does that, and writes it to the ledger.
+ */
+export function describeUser(aggregate: UserAggregate, now: number): UserInfo {
+  const active = aggregate.authorizations.filter((a) => a.status === 'active').sort((a, b) => b.id - a.id)[0]
+  const current = active !== undefined && isValid(active, now) ? active : null
+  // The store loads authorizations in activation order already.
+  const queue = aggregate.authorizations.filter((a) => a.status === 'pending')
+  return userView(aggregate.user, current, queue)
+}
