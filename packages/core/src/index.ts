@@ -20,11 +20,15 @@ export type {
   ConsumeInput,
   ConsumeResult,
   SessionInfo,
+  UserSelector,
+  LedgerPage,
+  LedgerList,
+  RevokeInput,
 } from './api'
 export type { ScanAuthOptions, ScanAuthHooks } from './options'
 export type { ScanEvent, ActivationEvent } from './hooks'
 export type { QrProvider, QrRequest, QrCode } from './qr'
-export type { Authorization, AuthorizationSummary } from './views'
+export type { Authorization, AuthorizationSummary, LedgerEntry, UserInfo } from './views'
 export { ScanAuthError, ERROR_STATUS, type ScanAuthErrorCode } from './errors'
 export { MemoryStore, type MemoryStoreSnapshot, type PurgeCount } from './memory-store'
 export {
@@ -41,6 +45,11 @@ export {
   type NewSession,
   type AssignedIds,
   type CommitResult,
+  type AuthorizationRef,
+  type NewLedgerEntry,
+  type NewIdempotencyRecord,
+  type SessionSelector,
+  type LedgerQuery,
 } from './store'
 export type {
   SceneRecord,
@@ -51,6 +60,9 @@ export type {
   AuthorizationStatus,
   AuthorizationType,
   SessionRecord,
+  LedgerKind,
+  LedgerEntryRecord,
+  IdempotencyRecord,
 } from './records'
 export { createHttpHandler } from './http/handler'
 export type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from './http/types'

@@ -119,6 +119,17 @@ describe('GET session and POST consume', () => {
     expect(await handle({ method: 'POST', path: '/auth/consume', headers: { authorization: 'Bearer nope' }, body: '{}' })).toMatchObject({ status: 401 })
   })
 
+  it('POST logout ends the presented session: 204 without a body, then 401 for it', async () => {
+    const { token } = await authorizedToken()
+    const headers = { authorization: `Bearer ${token}` }
+    const out = await handle({ method: 'POST', path: '/auth/logout', headers })
+    expect(out).toEqual({ status: 204, headers: { 'cache-control': 'no-store' } })
+    expect(await handle({ method: 'GET', path: '/auth/session', headers })).toMatchObject({ status: 401 })
+    expect(await handle({ method: 'POST', path: '/auth/logout', headers })).toMatchObject({ status: 401, headers: { 'www-authenticate': 'Bearer' } })
+    expect(await handle({ method: 'POST', path: '/auth/logout' })).toMatchObject({ status: 401 })
+    expect(await handle({ method: 'GET', path: '/auth/logout', headers })).toMatchObject({ status: 405, headers: { allow: 'POST' } })
+  })
+
   it('consumes points and reports need_purchase and insufficient_points', async () => {
     const { token } = await authorizedToken()
     const headers = { authorization: `Bearer ${token}` }

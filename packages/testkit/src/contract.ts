@@ -8,11 +8,15 @@ import { useContext } from './context'
 import type { HarnessFactory } from './harness'
 import { authorizationSuite } from './suites/authorizations'
 import { concurrencySuite } from './suites/concurrency'
+import { idempotencySuite } from './suites/idempotency'
+import { ledgerSuite } from './suites/ledger'
+import { revocationSuite } from './suites/revocation'
 import { scanSuite } from './suites/scan'
 import { sceneSuite } from './suites/scene'
 import { sessionSuite } from './suites/sessions'
 import { storeApiSuite } from './suites/store-api'
 import { storeEntitlementApiSuite } from './suites/store-api-entitlements'
+import { userSuite } from './suites/users'
 
 /**
  * Registers the Store contract suite for one store: the Store methods themselves, then every row
@@ -38,6 +42,10 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     scanSuite(get)
     authorizationSuite(get)
     sessionSuite(get)
+    idempotencySuite(get)
+    ledgerSuite(get)
+    revocationSuite(get)
+    userSuite(get)
     concurrencySuite(get)
   })
 }

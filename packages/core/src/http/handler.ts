@@ -8,6 +8,7 @@
  * - `GET status?scene=` → `{status}` or `{status: 'authorized', session_token, authorization}`; 404 unknown.
  * - `GET session` with `Authorization: Bearer <token>` → `{user_id, device_id, expires_at, authorization}`; 401.
  * - `POST consume` `{points?}` with the Bearer token → `{status, authorization?}`; 401.
+ * - `POST logout` with the Bearer token → 204, the session ended; 401 for an unknown or ended one.
  *
  * Errors answer `{detail}` with the status of their `ScanAuthError` code; malformed input is 400, a
  * wrong method on one of these paths 405.
@@ -21,6 +22,9 @@ import type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from 
 import { consumeBody, createSceneBody, errorBody, sessionBody, statusBody } from './wire'
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
+
+/** What a route returns to answer 204 No Content. */
+const NO_CONTENT = Symbol('no content')
 
 type Route = (request: HttpRequest, auth: ScanAuth, maxBodyBytes: number) => Promise<unknown>
 
@@ -48,6 +52,16 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
       const info = await auth.verifySession(requireBearer(request))
       if (info === null) throw new ScanAuthError('unauthorized', 'Session is unknown or has expired')
       return sessionBody(info)
+    },
+  },
+  '/logout': {
+    method: 'POST',
+    run: async (request, auth) => {
+      // Ends the presented session only; the user's other devices stay signed in.
+      if (!(await auth.revokeSession(requireBearer(request)))) {
+        throw new ScanAuthError('unauthorized', 'Session is unknown or has expired')
+      }
+      return NO_CONTENT
     },
   },
   '/consume': {
@@ -102,7 +116,8 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
       return respond(405, errorBody(`Method ${method} is not allowed; use ${route.method}`), { allow: route.method })
     }
     try {
-      return respond(200, await route.run(request, auth, maxBodyBytes))
+      const body = await route.run(request, auth, maxBodyBytes)
+      return body === NO_CONTENT ? { status: 204, headers: { 'cache-control': 'no-store' } } : respond(200, body)
     } catch (error) {
       if (!(error instanceof ScanAuthError)) options.onError?.(error, request)
       return errorResponse(error)

@@ -38,8 +38,8 @@ const TRANSITIONS: Readonly<Record<string, LedgerKind>> = {
 export function ledgerEntries(draft: UserDraft, context: LedgerContext): NewLedgerEntry[] {
   const userId = draft.user.id ?? NEW_USER
   const found: Array<{ kind: LedgerKind; entry: NewLedgerEntry }> = []
-  const add = (kind: LedgerKind, a: AuthorizationDraft, ref: AuthorizationRef, points: number) =>
-    found.push({ kind, entry: entryOf(kind, a, ref, points, userId, context) })
+  const add = (kind: LedgerKind, a: AuthorizationDraft, ref: AuthorizationRef, points: number, remaining = a.remainingPoints) =>
+    found.push({ kind, entry: entryOf(kind, a, ref, { points, remaining }, userId, context) })
 
   let inserted = 0
   for (const a of draft.authorizations) {
@@ -52,7 +52,9 @@ export function ledgerEntries(draft: UserDraft, context: LedgerContext): NewLedg
     const before = draft.loaded.get(a.id)
     if (before === undefined || !a.changed) continue
     const transition = TRANSITIONS[`${before.status}>${a.status}`]
-    if (transition !== undefined) add(transition, a, a.id, 0)
+    // A status change comes before any consumption in the same operation (the activation step
+    // runs first), so it leaves the points as they were loaded.
+    if (transition !== undefined) add(transition, a, a.id, 0, before.remainingPoints)
     if (a.remainingPoints < before.remainingPoints) add('consume', a, a.id, a.remainingPoints - before.remainingPoints)
   }
   return found.sort((x, y) => KIND_ORDER.indexOf(x.kind) - KIND_ORDER.indexOf(y.kind)).map((f) => f.entry)
@@ -62,7 +64,7 @@ function entryOf(
   kind: LedgerKind,
   a: AuthorizationDraft,
   authorizationId: AuthorizationRef,
-  points: number,
+  change: { points: number; remaining: number },
   userId: NewLedgerEntry['userId'],
   context: LedgerContext,
 ): NewLedgerEntry {
@@ -71,8 +73,8 @@ function entryOf(
     userId,
     authorizationId,
     kind,
-    points,
-    remainingPoints: a.remainingPoints,
+    points: change.points,
+    remainingPoints: change.remaining,
     at: context.now,
     source: kind === 'grant' ? a.source : null,
     idempotencyKey: keyed ? (context.idempotencyKey ?? null) : null,

@@ -84,6 +84,8 @@ export class ReferenceModel {
     const user = this.userFor(openid)
     if (!user.claimed) {
       user.claimed = true
+      // A stored active authorization that is no longer valid counts as absent: it expires now.
+      for (const a of this.auths) if (a.userId === user.id && a.status === 'active' && !this.valid(a, now)) a.status = a.type === 'time' ? 'expired' : 'exhausted'
       const hasActive = this.auths.some((a) => a.userId === user.id && a.status === 'active')
       this.add(user.id, { type: 'time', status: hasActive ? 'pending' : 'active', startAt: now, endAt: now + this.cfg.freeMs, points: 0, source: 'free', createdAt: now })
     }
