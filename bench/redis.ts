@@ -12,13 +12,19 @@
  * command counter on the client (its `sendCommand`), memory per pending scene from `MEMORY USAGE`
  * and from the server's `used_memory` growth (which also counts the expiry entry and the
  * short-lived commit receipt).
+ *
+ * Rows "queue of 10,000 vs 1" (issue #11): scan, authorized poll and consume for a user with
+ * 10,000 queued authorizations against the same for a user with one, one call in flight, in
+ * alternating slices; target: at most 1.5× the cost (a throughput ratio of at least 0.67). The
+ * 10,000 are seeded by store commits of 1,000 each (with their ledger grant entries). Labels as
+ * in `bench/queue-length.ts`, which measures the same on the other stores.
  */
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { Redis } from 'ioredis'
-import { createScanAuth } from '@scanauth/core'
+import { createScanAuth, type NewAuthorization, type NewLedgerEntry, type ScanAuth, type Store } from '@scanauth/core'
 import { RedisStore } from '@scanauth/redis'
-import { markdownTable, row, summarize, type BenchRow, type Measurement } from './lib'
+import { markdownTable, measurePair as measureAlternating, row, summarize, type BenchRow, type Measurement } from './lib'
 import { seedSteadyState } from './seed'
 
 /** Users with an authorized scene, a session and a large points authorization. */
@@ -27,6 +33,13 @@ const USERS = 200
 const PENDING = 1000
 /** Calls in flight at once, for operations and baselines alike. */
 const CONCURRENCY = 32
+/** The long queue of the "queue of 10,000 vs 1" rows. */
+const LONG_QUEUE = 10_000
+/**
+ * Throughput of the long-queue user against the short-queue one: at least 0.67, i.e. at most 1.5×
+ * the cost (issue #11).
+ */
+const QUEUE_RATIO_TARGET = 0.67
 
 /** A row of this benchmark: the common row plus the round trips one call cost. */
 export interface RedisBenchRow extends BenchRow {
@@ -207,11 +220,94 @@ export async function benchRedis(options: { memory?: (m: PendingSceneMemory) => 
       'raw GET, then EVALSHA twice',
       rawSequence(get, evalsha, evalsha),
     )
+    rows.push(...(await queueRows(auth, store, commands, () => now)))
     return rows
   } finally {
     await deletePrefix(client, prefix)
     await client.quit()
   }
+}
+
+/** What a queue-length row drives for one user: its openid, an authorized scene, a session token. */
+interface QueueUser {
+  openid: string
+  sceneStr: string
+  token: string
+}
+
+/**
+ * A user whose points are active and whose queue holds `queued` pending authorizations: the free
+ * trial of its first scan, then `queued − 1` point grants committed 1,000 at a time.
+ */
+async function userWithQueue(auth: ScanAuth, store: Store, openid: string, queued: number, now: () => number): Promise<QueueUser> {
+  await auth.grant({ openid, type: 'points', points: 1_000_000_000, source: 'bench' })
+  const { sceneStr } = await auth.createScene({ deviceId: openid })
+  await auth.handleScan({ sceneStr, openid }) // the trial queues behind the active points
+  for (let left = queued - 1; left > 0; left -= 1000) {
+    const { user } = await store.load({ openid })
+    if (user === null) throw new Error(`bench setup: no user ${openid}`)
+    const at = now()
+    const pending: NewAuthorization = { type: 'points', status: 'pending', startAt: at, endAt: null, remainingPoints: 1, totalPoints: 1, source: 'bench', createdAt: at, updatedAt: at }
+    const count = Math.min(1000, left)
+    const ledger: NewLedgerEntry[] = Array.from({ length: count }, (_, i) => ({
+      userId: user.user.id,
+      authorizationId: { inserted: i },
+      kind: 'grant',
+      points: 1,
+      remainingPoints: 1,
+      at,
+      source: 'bench',
+      idempotencyKey: null,
+      reason: null,
+    }))
+    const result = await store.commit({
+      user: { op: 'update', user: { ...user.user, version: user.user.version + 1 }, expectedVersion: user.user.version, insertAuthorizations: Array(count).fill(pending), updateAuthorizations: [] },
+      ledger,
+    })
+    if (!result.ok) throw new Error(`bench setup: seeding ${openid} conflicted`)
+  }
+  const status = await auth.getStatus(sceneStr)
+  if (status.status !== 'authorized') throw new Error(`bench setup: ${openid} is ${status.status}`)
+  const queue = (await auth.getUser({ openid }))?.queue.length
+  if (queue !== queued) throw new Error(`bench setup: ${openid} has ${queue} queued, not ${queued}`)
+  return { openid, sceneStr, token: status.sessionToken }
+}
+
+/**
+ * The "queue of 10,000 vs 1" rows: scan, authorized poll and consume of a user with
+ * {@link LONG_QUEUE} queued authorizations, against the same for a user with one.
+ */
+async function queueRows(auth: ScanAuth, store: Store, commands: () => number, now: () => number): Promise<RedisBenchRow[]> {
+  const tag = randomBytes(3).toString('hex')
+  const short = await userWithQueue(auth, store, `queue-1-${tag}`, 1, now)
+  const long = await userWithQueue(auth, store, `queue-${LONG_QUEUE}-${tag}`, LONG_QUEUE, now)
+  type Op = { name: string; run: (user: QueueUser, scene: string) => Promise<unknown>; freshScene?: true }
+  const ops: Op[] = [
+    { name: 'scan', run: (user, scene) => auth.handleScan({ sceneStr: scene, openid: user.openid }), freshScene: true },
+    { name: 'authorized poll', run: (user) => auth.getStatus(user.sceneStr) },
+    { name: 'consume', run: (user) => auth.consume({ sessionToken: user.token }) },
+  ]
+  const rows: RedisBenchRow[] = []
+  for (const op of ops) {
+    // A scan needs a scene nobody scanned: made in the untimed setup of each call.
+    const side = (user: QueueUser) => ({
+      setup: async () => (op.freshScene ? (await auth.createScene({ deviceId: 'bench' })).sceneStr : user.sceneStr),
+      run: (scene: string) => op.run(user, scene),
+    })
+    const [measured, base] = await measureAlternating(side(long), side(short), { warmupOps: 100, durationMs: 2000 })
+    const trips = async (user: QueueUser) => {
+      const scene = await side(user).setup()
+      const before = commands()
+      await op.run(user, scene)
+      return commands() - before
+    }
+    rows.push({
+      ...row('redis', `queue of ${LONG_QUEUE.toLocaleString('en-US')} vs 1: ${op.name}`, measured, { name: `${op.name}, queue of 1`, ...base }, QUEUE_RATIO_TARGET),
+      roundTripsPerOp: await trips(long),
+      baselineRoundTripsPerOp: await trips(short),
+    })
+  }
+  return rows
 }
 
 /** The round trips and baselines as a Markdown table. */

@@ -13,6 +13,8 @@
  * store's own overhead shows apart from the work the schema demands); createScene against one
  * raw autocommit INSERT. Both sides run in the same sequential async loop
  * (one call in flight, every call awaited), so the loop's own cost is on both sides of the ratio.
+ * Then the rows of `bench/queue-length.ts` on the same store: scan, authorized poll and consume for
+ * a user with 10,000 queued authorizations against a user with one.
  */
 import Database from 'better-sqlite3'
 import { randomBytes } from 'node:crypto'
@@ -23,6 +25,7 @@ import { pathToFileURL } from 'node:url'
 import { createScanAuth } from '@scanauth/core'
 import { SqliteStore } from '@scanauth/sqlite'
 import { markdownTable, measurePair, row, type BenchRow, type MeasureOptions } from './lib'
+import { benchQueueLength } from './queue-length'
 import { seedSteadyState } from './seed'
 
 const DAY = 24 * 3600 * 1000
@@ -38,7 +41,7 @@ export interface BenchSqliteOptions extends MeasureOptions {
 }
 
 /**
- * Runs the SqliteStore benchmark in a temporary folder (removed afterwards), about 20 s. Each
+ * Runs the SqliteStore benchmark in a temporary folder (removed afterwards), about 30 s. Each
  * operation and its baseline are measured in alternating slices of the same run.
  */
 export async function benchSqlite(options: BenchSqliteOptions = {}): Promise<BenchRow[]> {
@@ -181,6 +184,7 @@ export async function benchSqlite(options: BenchSqliteOptions = {}): Promise<Ben
       'raw BEGIN IMMEDIATE read+update tx',
       { run: (_, i) => rawConsumeTx(pointsAuthorizationIds[i % pointsAuthorizationIds.length] as number) },
     )
+    rows.push(...(await benchQueueLength('sqlite', store, measureOptions)))
     return rows
   } finally {
     raw.close()

@@ -13,12 +13,13 @@
  * |---------------|-----------------------------------------------------------------------------------------|
  * | scene         | `version\|id\|userId\|status\|createdAt\|expiresAt\|authorizedAt\|deviceId`              |
  * | user          | `version\|createdAt\|lastSeenAt\|hasClaimedFree(0/1)\|openid`                            |
- * | authorization | `status\|type\|startAt\|endAt\|remainingPoints\|totalPoints\|createdAt\|updatedAt\|source` |
+ * | authorization | `userId\|status\|type\|startAt\|endAt\|remainingPoints\|totalPoints\|createdAt\|updatedAt\|source` |
  * | session       | `id\|userId\|sceneId\|createdAt\|expiresAt\|deviceId`                                    |
  *
  * The version comes first in scenes and users because the commit script compares it (it reads the
  * field before the first `|`); the script also fills in ids and user ids, so those come before the
- * part built here (the "tail").
+ * part built here (the "tail"). An authorization's id is its field name in the `<p>a` hash.
+ * Ledger entries and idempotency records are in `codec-entitlements.ts`.
  *
  * @module
  */
@@ -37,7 +38,7 @@ import type {
 export const SEP = '|'
 
 const SCENE_STATUS = { pending: 'p', scanned: 'c', authorized: 'a', expired: 'e' } as const satisfies Record<SceneStatus, string>
-const AUTH_STATUS = { pending: 'p', active: 'a', expired: 'e', exhausted: 'x' } as const satisfies Record<AuthorizationStatus, string>
+const AUTH_STATUS = { pending: 'p', active: 'a', expired: 'e', exhausted: 'x', revoked: 'r' } as const satisfies Record<AuthorizationStatus, string>
 const AUTH_TYPE = { time: 't', points: 'p' } as const satisfies Record<AuthorizationType, string>
 
 const invert = <K extends string>(map: Record<K, string>): Map<string, K> =>
@@ -110,12 +111,16 @@ export function decodeUser(id: number, value: string): UserRecord {
 
 // ---- authorizations -----------------------------------------------------------------------------
 
-/** Whether an authorization belongs in the user's live hash (the ones a load returns). */
-export function isLive(status: AuthorizationStatus): boolean {
-  return status === 'pending' || status === 'active'
+/**
+ * Which index of its user an authorization is filed in, by status: `a` the active set, `q` the
+ * queue, `-` none (retired: expired, exhausted, revoked; only in the `<p>a` hash).
+ */
+export function authorizationIndex(status: AuthorizationStatus): 'a' | 'q' | '-' {
+  return status === 'active' ? 'a' : status === 'pending' ? 'q' : '-'
 }
 
-export function encodeAuthorization(a: NewAuthorization): string {
+/** The authorization fields after `userId|` (the commit script writes the user id). */
+export function authorizationTail(a: NewAuthorization): string {
   return [
     AUTH_STATUS[a.status],
     AUTH_TYPE[a.type],
@@ -129,28 +134,33 @@ export function encodeAuthorization(a: NewAuthorization): string {
   ].join(SEP)
 }
 
-export function decodeAuthorization(id: number, userId: number, value: string): AuthorizationRecord {
-  const f = fields(value, 9, 'authorization')
+/** A whole authorization value, as the `<p>a` hash holds it under the authorization's id. */
+export function encodeAuthorization(a: AuthorizationRecord): string {
+  return `${num(a.userId)}${SEP}${authorizationTail(a)}`
+}
+
+export function decodeAuthorization(id: number, value: string): AuthorizationRecord {
+  const f = fields(value, 10, 'authorization')
   return {
     id,
-    userId,
-    type: readCode(AUTH_TYPE_OF, f[1], 'authorization', value),
-    status: readCode(AUTH_STATUS_OF, f[0], 'authorization', value),
-    startAt: readNum(f[2], 'authorization', value),
-    endAt: readOptNum(f[3], 'authorization', value),
-    remainingPoints: readNum(f[4], 'authorization', value),
-    totalPoints: readNum(f[5], 'authorization', value),
-    source: f[8] as string,
-    createdAt: readNum(f[6], 'authorization', value),
-    updatedAt: readNum(f[7], 'authorization', value),
+    userId: readNum(f[0], 'authorization', value),
+    type: readCode(AUTH_TYPE_OF, f[2], 'authorization', value),
+    status: readCode(AUTH_STATUS_OF, f[1], 'authorization', value),
+    startAt: readNum(f[3], 'authorization', value),
+    endAt: readOptNum(f[4], 'authorization', value),
+    remainingPoints: readNum(f[5], 'authorization', value),
+    totalPoints: readNum(f[6], 'authorization', value),
+    source: f[9] as string,
+    createdAt: readNum(f[7], 'authorization', value),
+    updatedAt: readNum(f[8], 'authorization', value),
   }
 }
 
-/** A user's authorizations from a flat HGETALL reply (`[id, value, id, value, ...]`), FIFO-ordered. */
-export function decodeAuthorizationHash(userId: number, flat: readonly string[]): AuthorizationRecord[] {
+/** Authorizations from a flat `[id, value, id, value, ...]` reply, in activation order (createdAt, then id). */
+export function decodeAuthorizationList(flat: readonly string[]): AuthorizationRecord[] {
   const list: AuthorizationRecord[] = []
   for (let i = 0; i + 1 < flat.length; i += 2) {
-    list.push(decodeAuthorization(readNum(flat[i], 'authorization id', String(flat[i])), userId, flat[i + 1] as string))
+    list.push(decodeAuthorization(readNum(flat[i], 'authorization id', String(flat[i])), flat[i + 1] as string))
   }
   return list.sort((a, b) => a.createdAt - b.createdAt || a.id - b.id)
 }
@@ -186,7 +196,8 @@ export function num(n: number): string {
   return String(n)
 }
 
-function optNum(n: number | null): string {
+/** A nullable number as a field (`null` is the empty field). */
+export function optNum(n: number | null): string {
   return n === null ? '' : String(n)
 }
 
@@ -195,20 +206,22 @@ function optNum(n: number | null): string {
  * free-text field). `String.prototype.split` with a limit would drop that remainder, so split
  * fully (fast, native) and join the tail back when it held separators.
  */
-function fields(value: string, count: number, kind: string): string[] {
+export function fields(value: string, count: number, kind: string): string[] {
   const parts = value.split(SEP)
   if (parts.length < count) throw new MalformedRecordError(kind, value)
   if (parts.length > count) parts.push(parts.splice(count - 1).join(SEP))
   return parts
 }
 
-function readNum(field: string | undefined, kind: string, value: string): number {
+/** A required number field, or a {@link MalformedRecordError}. */
+export function readNum(field: string | undefined, kind: string, value: string): number {
   const n = field === undefined || field === '' ? Number.NaN : Number(field)
   if (!Number.isFinite(n)) throw new MalformedRecordError(kind, value)
   return n
 }
 
-function readOptNum(field: string | undefined, kind: string, value: string): number | null {
+/** A nullable number field, or a {@link MalformedRecordError}. */
+export function readOptNum(field: string | undefined, kind: string, value: string): number | null {
   return field === '' ? null : readNum(field, kind, value)
 }
 

@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { NEW_USER, type AssignedIds, type ChangeSet, type CommitResult, type UserRef } from '@scanauth/core'
-import { encodeAuthorization, encodeUser, isLive, num, sceneTail, sessionTail } from './codec'
+import { NEW_USER, type AssignedIds, type AuthorizationRef, type ChangeSet, type CommitResult, type NewAuthorization, type UserRef } from '@scanauth/core'
+import { authorizationIndex, authorizationTail, encodeUser, num, sceneTail, sessionTail } from './codec'
+import { idempotencyTail, ledgerTail } from './codec-entitlements'
 import { KEEP_TTL, relativeTtl } from './expiry'
 
 /** What the arguments depend on besides the change set. */
@@ -22,11 +23,12 @@ export interface CommitArgsContext {
 
 /** The ARGV of the commit script for `changes`. */
 export function commitArgs(changes: ChangeSet, ctx: CommitArgsContext): string[] {
-  const { scene, user, session } = changes
+  const { scene, user, session, ledger, idempotency } = changes
   const insertsUser = user?.op === 'insert'
+  const inserted = user?.insertAuthorizations.length ?? 0
   const args = [ctx.prefix, ctx.receiptId, num(ctx.receiptTtlMs)]
 
-  // Only the parts the change set has, each behind its tag ('s', 'u', 't').
+  // Only the parts the change set has, each behind its tag ('s', 'u', 't', 'l', 'i').
   if (scene?.op === 'insert') {
     const s = scene.scene
     args.push('s', 'i', s.sceneStr, '', num(s.version), '', userRef(s.userId, insertsUser), sceneTail(s), relativeTtl(s.expiresAt, s.createdAt, ctx.graceMs))
@@ -50,11 +52,13 @@ export function commitArgs(changes: ChangeSet, ctx: CommitArgsContext): string[]
       isInsert ? '' : num(user.expectedVersion),
       encodeUser(user.user),
     )
+    // Core's status decides where the script files each record (active set, queue, neither).
+    const filed = (a: NewAuthorization) => [authorizationIndex(a.status), num(a.createdAt), authorizationTail(a)]
     args.push(num(user.insertAuthorizations.length))
-    for (const a of user.insertAuthorizations) args.push(isLive(a.status) ? '1' : '0', encodeAuthorization(a))
+    for (const a of user.insertAuthorizations) args.push(...filed(a))
     const updates = isInsert ? [] : user.updateAuthorizations
     args.push(num(updates.length))
-    for (const a of updates) args.push(num(a.id), isLive(a.status) ? '1' : '0', encodeAuthorization(a))
+    for (const a of updates) args.push(num(a.id), ...filed(a))
   }
 
   if (session !== undefined) {
@@ -65,9 +69,34 @@ export function commitArgs(changes: ChangeSet, ctx: CommitArgsContext): string[]
       num(session.sceneId),
       sessionTail(session),
       relativeTtl(session.expiresAt, session.createdAt, ctx.graceMs),
+      num(session.expiresAt),
+      num(session.createdAt),
     )
   }
+
+  if (ledger !== undefined && ledger.length > 0) {
+    args.push('l', num(ledger.length))
+    for (const entry of ledger) args.push(userRef(entry.userId, insertsUser), authorizationRef(entry.authorizationId, inserted), ledgerTail(entry))
+  }
+
+  if (idempotency !== undefined) {
+    const ref = idempotency.authorizationId === null ? '' : authorizationRef(idempotency.authorizationId, inserted)
+    args.push('i', idempotency.key, ref, idempotencyTail(idempotency))
+  }
   return args
+}
+
+/**
+ * An authorization reference as the script reads it: the id, or `#i` for the i-th one the commit
+ * inserts. A reference past the inserted ones is refused before anything is sent: the script
+ * would otherwise fail after its first write, and a script's writes are not rolled back.
+ */
+function authorizationRef(ref: AuthorizationRef, inserted: number): string {
+  if (typeof ref === 'number') return num(ref)
+  if (!Number.isInteger(ref.inserted) || ref.inserted < 0 || ref.inserted >= inserted) {
+    throw new TypeError(`RedisStore: { inserted: ${ref.inserted} } refers to no authorization inserted by the change set`)
+  }
+  return `#${ref.inserted}`
 }
 
 /** A user reference as the script reads it: '' for none, '@' for NEW_USER, else the id. */
@@ -84,6 +113,7 @@ export function parseCommitReply(reply: unknown): CommitResult {
   if (typeof reply !== 'string') throw new Error(`RedisStore: unexpected commit reply ${JSON.stringify(reply)}`)
   if (reply === 'conflict|scene') return { ok: false, conflict: 'scene' }
   if (reply === 'conflict|user') return { ok: false, conflict: 'user' }
+  if (reply === 'conflict|idempotency') return { ok: false, conflict: 'idempotency' }
   const parts = reply.split('|')
   if (parts.length !== 5 || parts[0] !== 'ok') throw new Error(`RedisStore: unexpected commit reply ${JSON.stringify(reply)}`)
   const ids: AssignedIds = {

@@ -5,18 +5,41 @@
  *
  * | key                       | type   | contents                                              |
  * |---------------------------|--------|-------------------------------------------------------|
- * | `<p>seq`                  | hash   | last id per kind: `s` scene, `u` user, `a` authorization, `t` session |
+ * | `<p>seq`                  | hash   | last id per kind: `s` scene, `u` user, `a` authorization, `t` session, `l` ledger entry; `layout` = {@link LAYOUT_VERSION} |
  * | `<p>s:<sceneStr>`         | string | a scene (`codec.ts`)                                  |
  * | `<p>u:<userId>`           | string | a user                                                |
  * | `<p>o:<openid>`           | string | the id of the user with this openid                   |
- * | `<p>al:<userId>`          | hash   | the user's live (pending, active) authorizations, id → record |
- * | `<p>ar:<userId>`          | hash   | the user's retired (expired, exhausted) authorizations |
+ * | `<p>a`                    | hash   | every authorization, whatever its status: id → `userId\|record` |
+ * | `<p>aa:<userId>`          | set    | ids of the user's `active` authorizations             |
+ * | `<p>aq:<userId>`          | zset   | the user's queue: `pending` ones, score createdAt, member the id zero-padded to 16 digits (ties sort by id) |
+ * | `<p>l:<userId>`           | zset   | the user's ledger: score the entry id, member the packed entry (`codec-entitlements.ts`) |
+ * | `<p>i:<key>`              | string | an idempotency record, by the caller's key            |
  * | `<p>t:<token>`            | string | a session                                             |
+ * | `<p>us:<userId>`          | zset   | tokens of the user's sessions, score expiresAt (for `endSessions`) |
  * | `<p>ls:<sceneId>`         | string | the token of the scene's latest session               |
  * | `<p>r:<commitId>`         | string | a commit's receipt (its reply), so a resent commit is not applied twice |
  *
+ * A user load reads the user, its active set and the head of its queue (`ZRANGE 0 0`), then those
+ * records from `<p>a` (`HMGET`): the same few commands however long the queue or the history is.
+ * Retired authorizations (expired, exhausted, revoked) are only in `<p>a`.
+ *
  * @module
  */
+
+/**
+ * The version of the key layout, kept in the `layout` field of `<p>seq`. 0.1.0 wrote layout 1
+ * (no field): its live authorizations in a hash per user (`al:<userId>`), which a load read whole.
+ * The scripts refuse a prefix that holds data without this version (`docs/redis.md`, "Upgrading").
+ */
+export const LAYOUT_VERSION = '2'
+
+/**
+ * The member of an authorization in its user's queue: the id zero-padded to 16 digits (every id
+ * below 2^53 fits), so that members of equal score (the same createdAt) sort by id.
+ */
+export function queueMember(id: number | string): string {
+  return String(id).padStart(16, '0')
+}
 
 /** The default key prefix. `{sa}` is a Redis Cluster hash tag: every key lands in one hash slot. */
 export const DEFAULT_KEY_PREFIX = 'scanauth:{sa}:'
@@ -63,14 +86,34 @@ export class Keys {
     return `${this.prefix}o:${openid}`
   }
 
-  /** The user's pending and active authorizations (hash: id → record). */
-  liveAuthorizations(userId: number | string): string {
-    return `${this.prefix}al:${userId}`
+  /** Every authorization (hash: id → `userId|record`). */
+  get authorizations(): string {
+    return `${this.prefix}a`
   }
 
-  /** The user's expired and exhausted authorizations (hash: id → record). */
-  retiredAuthorizations(userId: number | string): string {
-    return `${this.prefix}ar:${userId}`
+  /** Ids of the user's `active` authorizations (set). */
+  activeAuthorizations(userId: number | string): string {
+    return `${this.prefix}aa:${userId}`
+  }
+
+  /** The user's `pending` authorizations in activation order (zset: score createdAt, member the id zero-padded to 16 digits). */
+  queue(userId: number | string): string {
+    return `${this.prefix}aq:${userId}`
+  }
+
+  /** The user's ledger (zset: score the entry id, member the packed entry). */
+  ledger(userId: number | string): string {
+    return `${this.prefix}l:${userId}`
+  }
+
+  /** The idempotency record of a caller's key. */
+  idempotency(key: string): string {
+    return `${this.prefix}i:${key}`
+  }
+
+  /** Tokens of the user's sessions (zset: score the session's expiresAt). */
+  userSessions(userId: number | string): string {
+    return `${this.prefix}us:${userId}`
   }
 
   /** A session, by its token. */

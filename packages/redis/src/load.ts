@@ -1,37 +1,92 @@
 /**
- * The load script's side of a {@link LoadQuery}: its arguments, and its reply as a
- * {@link LoadResult}. Loads of a scene alone or a session alone never get here: they are one GET
- * (`redis-store.ts`), the device's poll being the hottest read of all.
+ * How a {@link LoadQuery} is read, in one round trip either way: the parts that are plain string
+ * keys (a scene, a session, an idempotency record) with one GET or MGET, one authorization by id
+ * with one HGET, and anything else (a user, a scene's latest session, a mix) with the load script
+ * (`scripts/load.ts`). A device's poll, the hottest read of all, is one GET.
  *
  * @module
  */
 import type { LoadQuery, LoadResult } from '@scanauth/core'
-import { decodeAuthorizationHash, decodeScene, decodeSession, decodeUser } from './codec'
+import { decodeAuthorization, decodeAuthorizationList, decodeScene, decodeSession, decodeUser } from './codec'
+import { decodeIdempotency } from './codec-entitlements'
+import type { Keys } from './keys'
 
-/** Whether `query` asks for exactly one of: the scene, the session (the single-GET loads). */
-export function singleGet(query: LoadQuery): 'scene' | 'session' | 'none' | null {
-  if (query.userId !== undefined || query.openid !== undefined || query.latestSessionOfScene !== undefined) return null
-  if (query.sessionToken === undefined) return query.sceneStr === undefined ? 'none' : 'scene'
-  return query.sceneStr === undefined ? 'session' : null
+/** A load with nothing in it: every part `null`. */
+export const EMPTY_LOAD: Readonly<LoadResult> = Object.freeze({
+  scene: null,
+  user: null,
+  session: null,
+  latestSession: null,
+  idempotency: null,
+  authorization: null,
+})
+
+/** The string-key parts of a load that GET/MGET can read. */
+type StringPart = 'scene' | 'session' | 'idempotency'
+
+/** How a query is read: by GET/MGET of string keys, by one HGET of an authorization, or by the load script. */
+export type LoadPlan =
+  | { kind: 'strings'; parts: StringPart[]; keys: string[] }
+  | { kind: 'authorization'; id: number }
+  | { kind: 'script' }
+
+/** Chooses the cheapest way to read `query` (see the module comment). */
+export function planLoad(query: LoadQuery, keys: Keys): LoadPlan {
+  if (query.userId !== undefined && query.openid !== undefined) throw new TypeError('RedisStore: load takes userId or openid, not both')
+  if (query.userId !== undefined || query.openid !== undefined || query.latestSessionOfScene !== undefined) return { kind: 'script' }
+  if (query.authorizationId !== undefined) {
+    const alone = query.sceneStr === undefined && query.sessionToken === undefined && query.idempotencyKey === undefined
+    return alone ? { kind: 'authorization', id: query.authorizationId } : { kind: 'script' }
+  }
+  const plan: { kind: 'strings'; parts: StringPart[]; keys: string[] } = { kind: 'strings', parts: [], keys: [] }
+  const add = (part: StringPart, key: string) => {
+    plan.parts.push(part)
+    plan.keys.push(key)
+  }
+  if (query.sceneStr !== undefined) add('scene', keys.scene(query.sceneStr))
+  if (query.sessionToken !== undefined) add('session', keys.session(query.sessionToken))
+  if (query.idempotencyKey !== undefined) add('idempotency', keys.idempotency(query.idempotencyKey))
+  return plan
+}
+
+/** Decodes the values of a `strings` plan, in the order of its parts. */
+export function decodeStrings(query: LoadQuery, parts: readonly StringPart[], values: ReadonlyArray<string | null>): LoadResult {
+  const result: LoadResult = { ...EMPTY_LOAD }
+  parts.forEach((part, i) => {
+    const value = values[i] ?? null
+    if (value === null) return
+    if (part === 'scene') result.scene = decodeScene(query.sceneStr as string, value)
+    else if (part === 'session') result.session = decodeSession(query.sessionToken as string, value)
+    else result.idempotency = decodeIdempotency(query.idempotencyKey as string, value)
+  })
+  return result
+}
+
+/** The authorization of a HGET reply. */
+export function decodeAuthorizationReply(id: number, value: string | null): LoadResult {
+  return { ...EMPTY_LOAD, authorization: value === null ? null : decodeAuthorization(id, value) }
 }
 
 /** The load script's ARGV for `query` (see `scripts/load.ts`). */
 export function loadArgs(query: LoadQuery, prefix: string): string[] {
-  if (query.userId !== undefined && query.openid !== undefined) throw new TypeError('RedisStore: load takes userId or openid, not both')
+  const optional = (value: string | number | undefined) => (value === undefined ? '' : String(value))
   return [
     prefix,
-    query.sceneStr ?? '',
-    query.userId === undefined ? '' : String(query.userId),
-    query.openid ?? '',
-    query.sessionToken ?? '',
-    query.latestSessionOfScene === undefined ? '' : String(query.latestSessionOfScene),
+    optional(query.sceneStr),
+    optional(query.userId),
+    optional(query.openid),
+    optional(query.sessionToken),
+    optional(query.latestSessionOfScene),
+    query.wholeQueue === true ? '1' : '',
+    optional(query.idempotencyKey),
+    optional(query.authorizationId),
   ]
 }
 
 /** Decodes the load script's reply (see `scripts/load.ts` for its shape). */
 export function decodeLoadReply(query: LoadQuery, reply: unknown): LoadResult {
-  if (!Array.isArray(reply) || reply.length !== 7) throw new Error('RedisStore: unexpected load reply')
-  const [scene, userId, user, authorizations, session, latestToken, latest] = reply as [
+  if (!Array.isArray(reply) || reply.length !== 9) throw new Error('RedisStore: unexpected load reply')
+  const [scene, userId, user, authorizations, session, latestToken, latest, idempotency, authorization] = reply as [
     string | null,
     string | null,
     string | null,
@@ -39,12 +94,16 @@ export function decodeLoadReply(query: LoadQuery, reply: unknown): LoadResult {
     string | null,
     string | null,
     string | null,
+    string | null,
+    string | null,
   ]
   const id = userId === null ? null : Number(userId)
   return {
     scene: scene === null || query.sceneStr === undefined ? null : decodeScene(query.sceneStr, scene),
-    user: user === null || id === null ? null : { user: decodeUser(id, user), authorizations: decodeAuthorizationHash(id, authorizations) },
+    user: user === null || id === null ? null : { user: decodeUser(id, user), authorizations: decodeAuthorizationList(authorizations) },
     session: session === null || query.sessionToken === undefined ? null : decodeSession(query.sessionToken, session),
     latestSession: latest === null || latestToken === null ? null : decodeSession(latestToken, latest),
+    idempotency: idempotency === null || query.idempotencyKey === undefined ? null : decodeIdempotency(query.idempotencyKey, idempotency),
+    authorization: authorization === null || query.authorizationId === undefined ? null : decodeAuthorization(query.authorizationId, authorization),
   }
 }

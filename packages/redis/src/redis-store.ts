@@ -1,33 +1,45 @@
 /**
  * `RedisStore`: the Store contract on Redis through ioredis (standalone, Sentinel or Cluster).
  *
- * - A load is one round trip: a GET for a scene or a session alone, else one read-only Lua script.
- * - A commit is one Lua script that checks the change set's versions and applies its writes
+ * - A load is one round trip: a GET (MGET) for scenes, sessions and idempotency records alone, an
+ *   HGET for one authorization, else one read-only Lua script. A user's load costs the same
+ *   whatever the length of its queue (its active authorizations and the head of the queue).
+ * - A commit is one Lua script that checks the change set's expectations and applies its writes
  *   atomically on the server, so commits from any number of processes serialize per key.
- * - Scenes and sessions expire by relative TTLs derived from their own times (`expiry.ts`); users
- *   and authorizations never expire.
+ * - `listLedger` is one ZRANGEBYSCORE; `endSessions` one script run.
+ * - Scenes and sessions expire by relative TTLs derived from their own times (`expiry.ts`); users,
+ *   authorizations, ledger entries and idempotency records never expire.
  *
  * The key layout, TTLs and Cluster notes are in `docs/redis.md`.
  *
  * @module
  */
-import type { ChangeSet, CommitResult, LoadQuery, LoadResult, Store } from '@scanauth/core'
+import type { ChangeSet, CommitResult, LedgerEntryRecord, LedgerQuery, LoadQuery, LoadResult, SessionSelector, Store } from '@scanauth/core'
+import { decodeLedgerEntry } from './codec-entitlements'
 import { commitArgs, parseCommitReply } from './commit-args'
 import { nextCommitId } from './commit-id'
+import { num } from './codec'
+import { MIN_TTL_MS, relativeTtl } from './expiry'
 import { Keys } from './keys'
-import { decodeScene, decodeSession } from './codec'
-import { decodeLoadReply, loadArgs, singleGet } from './load'
+import { decodeAuthorizationReply, decodeLoadReply, decodeStrings, EMPTY_LOAD, loadArgs, planLoad } from './load'
 import { resolveOptions, type RedisStoreOptions } from './options'
 import { COMMIT_SCRIPT } from './scripts/commit'
+import { END_SESSIONS_SCRIPT } from './scripts/end-sessions'
 import { LOAD_SCRIPT } from './scripts/load'
 import { LuaScript, type ScriptClient } from './scripts/lua-script'
 
 /** The scripts, hashed once per process and shared by every store. */
 const commitScript = new LuaScript(COMMIT_SCRIPT)
 const loadScript = new LuaScript(LOAD_SCRIPT)
+const endSessionsScript = new LuaScript(END_SESSIONS_SCRIPT)
 
-/** The commands the store sends: GET and the two script commands. */
-type StoreClient = ScriptClient & { get(key: string): Promise<string | null> }
+/** The commands the store sends besides the scripts (both ioredis `Redis` and `Cluster` have them). */
+type StoreClient = ScriptClient & {
+  get(key: string): Promise<string | null>
+  mget(...keys: string[]): Promise<Array<string | null>>
+  hget(key: string, field: string): Promise<string | null>
+  zrangebyscore(key: string, min: string, max: string, limit: 'LIMIT', offset: number, count: number): Promise<string[]>
+}
 
 /**
  * A scanauth store on Redis. The client belongs to the application: the store never connects,
@@ -67,31 +79,21 @@ export class RedisStore implements Store {
 
   /**
    * Reads what `query` asks for in one round trip. Absent parts are `null`. A user comes with its
-   * pending and active authorizations, ordered by `createdAt`, then id.
+   * active authorizations and the head of its queue (the whole queue with `wholeQueue`), ordered by
+   * `createdAt`, then id.
    */
   load(query: LoadQuery): Promise<LoadResult> {
-    switch (singleGet(query)) {
-      case 'scene': {
-        // A device's poll: one GET of the packed scene, decoded without any detour.
-        const sceneStr = query.sceneStr as string
-        return this.client.get(this.keys.scene(sceneStr)).then((value) => ({
-          scene: value === null ? null : decodeScene(sceneStr, value),
-          user: null,
-          session: null,
-          latestSession: null,
-        }))
+    const plan = planLoad(query, this.keys)
+    switch (plan.kind) {
+      case 'strings': {
+        const [only] = plan.keys
+        // A device's poll: one GET of the packed scene.
+        if (plan.keys.length === 1) return this.client.get(only as string).then((value) => decodeStrings(query, plan.parts, [value]))
+        if (only === undefined) return Promise.resolve({ ...EMPTY_LOAD })
+        return this.client.mget(...plan.keys).then((values) => decodeStrings(query, plan.parts, values))
       }
-      case 'session': {
-        const token = query.sessionToken as string
-        return this.client.get(this.keys.session(token)).then((value) => ({
-          scene: null,
-          user: null,
-          session: value === null ? null : decodeSession(token, value),
-          latestSession: null,
-        }))
-      }
-      case 'none':
-        return Promise.resolve({ scene: null, user: null, session: null, latestSession: null })
+      case 'authorization':
+        return this.client.hget(this.keys.authorizations, num(plan.id)).then((value) => decodeAuthorizationReply(plan.id, value))
       default:
         return this.loadByScript(query)
     }
@@ -115,6 +117,29 @@ export class RedisStore implements Store {
       graceMs: this.graceMs,
     })
     return parseCommitReply(await commitScript.run(this.client, [this.keys.seq], args))
+  }
+
+  /**
+   * A user's ledger entries after `afterId`, oldest first: one `ZRANGEBYSCORE` of the user's ledger
+   * (scored by entry id), whatever its length.
+   */
+  async listLedger(query: LedgerQuery): Promise<LedgerEntryRecord[]> {
+    if (query.limit <= 0) return []
+    const members = await this.client.zrangebyscore(this.keys.ledger(query.userId), `(${num(query.afterId)}`, '+inf', 'LIMIT', 0, query.limit)
+    return members.map((member) => decodeLedgerEntry(query.userId, member))
+  }
+
+  /**
+   * Ends the selected sessions still live at `at`, in one script run: each gets `expiresAt = at`,
+   * and its key (with the scene's latest-session pointer to it) keeps only the grace period.
+   */
+  async endSessions(selector: SessionSelector, at: number): Promise<number> {
+    const [mode, target] = 'token' in selector ? ['t', selector.token] : ['u', num(selector.userId)]
+    // The grace counted from `at`, like every TTL (expiry.ts): at least MIN_TTL_MS, never "none"
+    // (only a NaN `at` could yield that).
+    const ttl = relativeTtl(at, at, this.graceMs) || String(MIN_TTL_MS)
+    const reply = await endSessionsScript.run(this.client, [this.keys.seq], [this.keys.prefix, mode, target, num(at), ttl])
+    return Number(reply)
   }
 
   /** Does nothing: the store opened nothing, and the client stays the application's to close. */

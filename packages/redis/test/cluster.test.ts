@@ -35,30 +35,36 @@ describe('RedisStore on a Redis Cluster', () => {
     }
   }
 
-  /** Runs a small but complete flow: scenes, a scan, a grant, consumption, a poll. */
+  /** Runs a small but complete flow: scenes, a scan, a keyed grant, consumption, a poll, the ledger, a sign-out. */
   async function flow(store: RedisStore) {
     const clock = new ManualClock()
     const auth = createScanAuth({ store, qr: new RecordingQrProvider(), now: clock.now })
     const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
     const scan = await auth.handleScan({ sceneStr, openid: 'alice' })
-    await auth.grant({ openid: 'alice', type: 'points', points: 2 })
+    await auth.grant({ openid: 'alice', type: 'points', points: 2, idempotencyKey: 'pay-1' })
     clock.advance(8 * 24 * 3600_000)
     const second = await auth.createScene({ deviceId: 'tv' })
     await auth.handleScan({ sceneStr: second.sceneStr, openid: 'alice' })
     const status = await auth.getStatus(second.sceneStr)
     if (status.status !== 'authorized') throw new Error(`unexpected ${status.status}`)
-    const used = await auth.consume({ sessionToken: status.sessionToken })
-    return { scan, used }
+    const used = await auth.consume({ sessionToken: status.sessionToken, idempotencyKey: 'tap-1' })
+    const ledger = await auth.listLedger({ openid: 'alice' })
+    const signedOut = await auth.revokeSessions({ openid: 'alice' })
+    return { scan, used, ledger, signedOut }
   }
 
   it('keeps every key of a store in the prefix slot, on one master', async () => {
     const prefix = testPrefix()
     await withStore(prefix, async (store, client) => {
-      const { scan, used } = await flow(store)
+      const { scan, used, ledger, signedOut } = await flow(store)
       expect(scan).toEqual({ result: 'authorized', userId: 1 })
       expect(used).toMatchObject({ status: 'ok', authorization: { type: 'points', remainingPoints: 1 } })
+      expect(ledger.entries.map((e) => e.kind)).toEqual(['grant', 'activate', 'grant', 'expire', 'activate', 'consume'])
+      expect(signedOut).toBe(1)
       const keys = await keysUnder(client, prefix)
-      expect(keys.length).toBeGreaterThan(8)
+      const kinds = new Set(keys.map((k) => k.slice(prefix.length).split(':')[0]))
+      // Every kind of key but the session index `us:`, emptied by the sign-out (so Redis removed it).
+      expect([...kinds].sort()).toEqual(['a', 'aa', 'i', 'l', 'ls', 'o', 'r', 's', 'seq', 't', 'u'])
       const slots = new Set(await Promise.all(keys.map((k) => client.cluster('KEYSLOT', k))))
       expect(slots.size).toBe(1)
       const holders = await Promise.all(client.nodes('master').map(async (node) => (await keysUnder(node, prefix)).length))

@@ -2,8 +2,10 @@
  * Across processes: four Node processes, each with its own ioredis client, RedisStore and
  * `createScanAuth` (`support/worker.ts`), drive the same data at the same time: concurrent scans
  * of the same scenes by new openids that recur over many scenes, point grants to the same new
- * openids, and concurrent consumes of the same sessions. Afterwards every invariant is checked on
- * the records read straight from Redis, with explicit counts, and the operation counts are reported.
+ * openids, concurrent consumes of the same sessions, grants repeating one idempotency key, and a
+ * revocation racing consumption. Afterwards every invariant (the ledger against the
+ * authorizations included) and the user indexes are checked on the records read straight from
+ * Redis, with explicit counts, and the operation counts are reported.
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -12,7 +14,7 @@ import type { Redis } from 'ioredis'
 import { createScanAuth, type ScanAuth } from '@scanauth/core'
 import { checkInvariants, RecordingQrProvider, type StoreSnapshot } from '@scanauth/testkit'
 import { RedisStore } from '../src/index'
-import { connect, deleteKeysUnder, dumpRecords, REDIS_URL, testPrefix } from './support/redis'
+import { checkIndexes, connect, deleteKeysUnder, dumpRecords, REDIS_URL, testPrefix } from './support/redis'
 import type { Job, PhaseReport } from './support/worker'
 
 const PROCESSES = 4
@@ -23,6 +25,8 @@ const GRANTS_EACH = 8 // per payer per process
 const POINTS = 5 // per grant
 const CONSUMES_EACH = 48 // per payer per process
 const LANES_EACH = 2 // concurrent consumers per payer per process
+const KEYED_GRANTS = [13, 13, 12, 12] // per process: 50 grants with one idempotency key
+const RACE_CONSUMES = 24 // per process, 2 points each, racing one revocation
 
 const workerPath = fileURLToPath(new URL('./support/worker.ts', import.meta.url))
 const packageDir = fileURLToPath(new URL('..', import.meta.url))
@@ -191,5 +195,60 @@ describe(`${PROCESSES} processes on one Redis`, () => {
       expect(list.filter((a) => a.status === 'exhausted'), openid).toHaveLength(GRANTS_EACH * PROCESSES)
       expect(list.find((a) => a.source === 'free')?.status, openid).toBe('active')
     }
+  })
+  it('one idempotency key granted from every process at once (50 grants): one authorization, one grant entry, every caller the same id', async () => {
+    const key = 'payment-across-processes'
+    const report = await phase(workers, (w) => ({ phase: 'grantKey', openid: 'buyer', key, count: KEYED_GRANTS[w] as number, days: 30 }))
+    counts.push({ phase: 'grant with one key', ...report.counts })
+    expect(report.counts.operations).toBe(50)
+    const outcomes = report.byKey[key] ?? {}
+    expect(Object.values(outcomes)).toEqual([50])
+
+    const snapshot = await dump()
+    expect(checkInvariants(snapshot)).toEqual([])
+    expect(await checkIndexes(admin, prefix, snapshot)).toEqual([])
+    const buyer = snapshot.users.filter((u) => u.openid === 'buyer')
+    expect(buyer).toHaveLength(1)
+    const granted = snapshot.authorizations.filter((a) => a.userId === buyer[0]?.id)
+    expect(granted).toHaveLength(1)
+    expect(Object.keys(outcomes)).toEqual([`id ${granted[0]?.id}`])
+    expect(snapshot.ledger.filter((e) => e.userId === buyer[0]?.id && e.kind === 'grant')).toHaveLength(1)
+    expect(snapshot.idempotency.filter((r) => r.key === key)).toEqual([expect.objectContaining({ authorizationId: granted[0]?.id })])
+  })
+
+  it('a revocation racing consumption in every process: each point spent is in the ledger, the invariants hold', async () => {
+    // 400 points outlast every consumption, so the revocation always finds them revocable; after
+    // it the queued free trial takes over.
+    const points = await setup.grant({ openid: 'racer', type: 'points', points: 400 })
+    const { sceneStr } = await setup.createScene({ deviceId: 'tv' })
+    await setup.handleScan({ sceneStr, openid: 'racer' })
+    const status = await setup.getStatus(sceneStr)
+    if (status.status !== 'authorized') throw new Error(`unexpected ${status.status}`)
+    const token = status.sessionToken
+    const report = await phase(workers, (w) => ({
+      phase: 'revokeRace',
+      token,
+      consumes: RACE_CONSUMES,
+      points: 2,
+      authorizationId: points.id,
+      revokeAfter: w === 0 ? 8 : null,
+    }))
+    counts.push({ phase: 'revoke racing consume', ...report.counts })
+    expect(Object.keys(report.outcomes).filter((o) => o.startsWith('error'))).toEqual([])
+    expect(report.byKey.revoke).toEqual({ revoked: 1 })
+
+    const snapshot = await dump()
+    expect(checkInvariants(snapshot)).toEqual([])
+    expect(await checkIndexes(admin, prefix, snapshot)).toEqual([])
+    const stored = snapshot.authorizations.find((a) => a.id === points.id)
+    expect(stored?.status).toBe('revoked')
+    const consumed = report.byKey[token] ?? {}
+    const onPoints = consumed[`points ${points.id}`] ?? 0
+    expect(onPoints).toBeGreaterThan(0)
+    expect(onPoints + Object.entries(consumed).filter(([k]) => k.startsWith('time ')).reduce((n, [, v]) => n + v, 0)).toBe(PROCESSES * RACE_CONSUMES)
+    expect(400 - (stored?.remainingPoints ?? 0)).toBe(2 * onPoints)
+    const entries = snapshot.ledger.filter((e) => e.authorizationId === points.id)
+    expect(-entries.filter((e) => e.kind === 'consume').reduce((sum, e) => sum + e.points, 0)).toBe(2 * onPoints)
+    expect(entries.filter((e) => e.kind === 'revoke')).toHaveLength(1)
   })
 })

@@ -71,21 +71,35 @@ describe('key layout', () => {
     const token = (await client.get(`${prefix}ls:1`)) as string
 
     expect(await layout()).toEqual({
-      names: ['al:1', 'ar:1', `ls:1`, 'o:alice|cn', `s:${sceneStr}`, 'seq', `t:${token}`, 'u:1'].sort(),
+      names: ['a', 'aa:1', 'l:1', `ls:1`, 'o:alice|cn', `s:${sceneStr}`, 'seq', `t:${token}`, 'u:1', 'us:1'].sort(),
       receipts: 4,
     })
     const k = store.keys
     expect(await client.type(k.seq)).toBe('hash')
-    expect(await client.hgetall(k.seq)).toEqual({ s: '1', u: '1', a: '2', t: '1' })
+    // grant + activate of the trial, grant of the points, expire + activate on the poll.
+    expect(await client.hgetall(k.seq)).toEqual({ layout: '2', s: '1', u: '1', a: '2', t: '1', l: '5' })
     // version|id|userId|status|createdAt|expiresAt|authorizedAt|deviceId
     expect(await client.get(k.scene(sceneStr))).toBe(`2|1|1|a|${T0}|${T0 + SCENE_MS}|${T0}|tv|1`)
     // version|createdAt|lastSeenAt|hasClaimedFree|openid (the grant and the activation bumped the version)
     expect(await client.get(k.user(1))).toBe(`3|${T0}|${T0}|1|alice|cn`)
     expect(await client.get(k.openid('alice|cn'))).toBe('1')
-    // status|type|startAt|endAt|remainingPoints|totalPoints|createdAt|updatedAt|source
+    // userId|status|type|startAt|endAt|remainingPoints|totalPoints|createdAt|updatedAt|source, by id
     const later = T0 + 7 * DAY
-    expect(await client.hgetall(k.retiredAuthorizations(1))).toEqual({ '1': `e|t|${T0}|${T0 + 7 * DAY}|0|0|${T0}|${later}|free` })
-    expect(await client.hgetall(k.liveAuthorizations(1))).toEqual({ '2': `a|p|${T0}||5|5|${T0}|${later}|shop|x` })
+    expect(await client.hgetall(k.authorizations)).toEqual({
+      '1': `1|e|t|${T0}|${T0 + 7 * DAY}|0|0|${T0}|${later}|free`,
+      '2': `1|a|p|${T0}||5|5|${T0}|${later}|shop|x`,
+    })
+    expect(await client.smembers(k.activeAuthorizations(1))).toEqual(['2'])
+    expect(await client.exists(k.queue(1))).toBe(0)
+    // id|authorizationId|kind|points|remainingPoints|at|[source, idempotencyKey, reason]
+    expect(await client.zrange(k.ledger(1), 0, -1, 'WITHSCORES')).toEqual([
+      `1|1|g|0|0|${T0}|["free"]`, '1',
+      `2|1|a|0|0|${T0}|[]`, '2',
+      `3|2|g|5|5|${T0}|["shop|x"]`, '3',
+      `4|1|e|0|0|${later}|[]`, '4',
+      `5|2|a|0|5|${later}|[]`, '5',
+    ])
+    expect(await client.zrange(k.userSessions(1), 0, -1, 'WITHSCORES')).toEqual([token, String(T0 + SESSION_MS)])
     // id|userId|sceneId|createdAt|expiresAt|deviceId
     expect(await client.get(k.session(token))).toBe(`1|1|1|${T0}|${T0 + SESSION_MS}|tv|1`)
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/)
@@ -130,7 +144,9 @@ describe('expiry', () => {
       expect(ttl, key).toBeGreaterThan(SCENE_MS + GRACE_MS)
       expect(ttl, key).toBeLessThanOrEqual(SESSION_MS + GRACE_MS)
     }
-    for (const key of [k.user(1), k.openid('alice'), k.liveAuthorizations(1), k.seq]) expect(await client.pttl(key), key).toBe(-1)
+    for (const key of [k.user(1), k.openid('alice'), k.authorizations, k.activeAuthorizations(1), k.ledger(1), k.userSessions(1), k.seq]) {
+      expect(await client.pttl(key), key).toBe(-1)
+    }
     for (const key of await keysUnder(client, `${prefix}r:`)) {
       expect(await client.pttl(key)).toBeGreaterThan(0)
       expect(await client.pttl(key)).toBeLessThanOrEqual(120_000)
@@ -189,7 +205,7 @@ describe('commit', () => {
     const stale = await store.commit({ user: { op: 'update', user: { ...user, version: 9 }, expectedVersion: 1, insertAuthorizations: [auth], updateAuthorizations: [] } })
     expect(stale).toEqual({ ok: false, conflict: 'user' })
     expect(await client.get(store.keys.user(1))).toBe(before)
-    expect(await client.exists(store.keys.liveAuthorizations(1))).toBe(0)
+    expect(await client.exists(store.keys.authorizations, store.keys.queue(1))).toBe(0)
   })
 
   it('resolves NEW_USER to the id the script assigned, in the scene and the session', async () => {
@@ -237,8 +253,9 @@ describe('commit', () => {
     const again = parseCommitReply(await script.run(client, [store.keys.seq], args))
     expect(first).toEqual({ ok: true, ids: { sceneId: null, userId: 1, sessionId: null, authorizationIds: [1] } })
     expect(again).toEqual(first)
-    expect(await client.hgetall(store.keys.seq)).toEqual({ u: '1', a: '1' })
-    expect(await client.hlen(store.keys.liveAuthorizations(1))).toBe(1)
+    expect(await client.hgetall(store.keys.seq)).toEqual({ layout: '2', u: '1', a: '1' })
+    expect(await client.hlen(store.keys.authorizations)).toBe(1)
+    expect(await client.smembers(store.keys.activeAuthorizations(1))).toEqual(['1'])
   })
 
   it('writes no receipts when they are turned off', async () => {

@@ -11,7 +11,11 @@ import type {
   AuthorizationRecord,
   AuthorizationStatus,
   AuthorizationType,
+  IdempotencyRecord,
+  LedgerEntryRecord,
+  LedgerKind,
   NewAuthorization,
+  NewLedgerEntry,
   SceneRecord,
   SceneStatus,
   SessionRecord,
@@ -69,7 +73,11 @@ export type UserJoinRow = [
   aUpdatedAt: number,
 ]
 
-/** The aggregate from the rows of one user (already in FIFO order), or null for no rows. */
+/**
+ * The aggregate from the rows of one user, or null for no rows. Rows without an authorization (the
+ * LEFT JOIN's row for a user with no active one) are skipped; the rest are put in FIFO order here
+ * (createdAt, then id), since the head-of-queue select returns its two parts one after the other.
+ */
 export function toUserAggregate(rows: readonly UserJoinRow[]): UserAggregate | null {
   const first = rows[0]
   if (first === undefined) return null
@@ -92,7 +100,83 @@ export function toUserAggregate(rows: readonly UserJoinRow[]): UserAggregate | n
       updatedAt: r[15],
     })
   }
+  // Almost always one or two records; the whole queue arrives already in order (a linear pass).
+  if (authorizations.length > 1) authorizations.sort((a, b) => a.createdAt - b.createdAt || a.id - b.id)
   return { user, authorizations }
+}
+
+/** Authorization columns, in the order of {@link AuthorizationRow}. */
+export const AUTHORIZATION_COLUMNS = 'id, user_id, type, status, start_at, end_at, remaining_points, total_points, source, created_at, updated_at'
+
+/** An authorization row in raw mode. */
+export type AuthorizationRow = [
+  id: number,
+  userId: number,
+  type: AuthorizationType,
+  status: AuthorizationStatus,
+  startAt: number,
+  endAt: number | null,
+  remainingPoints: number,
+  totalPoints: number,
+  source: string,
+  createdAt: number,
+  updatedAt: number,
+]
+
+/** The record of an authorization row. */
+export function toAuthorization(r: AuthorizationRow): AuthorizationRecord {
+  return { id: r[0], userId: r[1], type: r[2], status: r[3], startAt: r[4], endAt: r[5], remainingPoints: r[6], totalPoints: r[7], source: r[8], createdAt: r[9], updatedAt: r[10] }
+}
+
+/** Ledger columns, in the order of {@link LedgerRow}. */
+export const LEDGER_COLUMNS = 'id, user_id, authorization_id, kind, points, remaining_points, at, source, idempotency_key, reason'
+
+/** A ledger row in raw mode. */
+export type LedgerRow = [
+  id: number,
+  userId: number,
+  authorizationId: number,
+  kind: LedgerKind,
+  points: number,
+  remainingPoints: number,
+  at: number,
+  source: string | null,
+  idempotencyKey: string | null,
+  reason: string | null,
+]
+
+/** The record of a ledger row. */
+export function toLedgerEntry(r: LedgerRow): LedgerEntryRecord {
+  return { id: r[0], userId: r[1], authorizationId: r[2], kind: r[3], points: r[4], remainingPoints: r[5], at: r[6], source: r[7], idempotencyKey: r[8], reason: r[9] }
+}
+
+/** Named parameters of the ledger insert. */
+export type LedgerParams = Omit<LedgerEntryRecord, 'id'>
+
+/** A ledger entry as statement parameters, its references already resolved to ids. */
+export function ledgerParams(entry: NewLedgerEntry, userId: number, authorizationId: number): LedgerParams {
+  return {
+    userId,
+    authorizationId,
+    kind: entry.kind,
+    points: entry.points,
+    remainingPoints: entry.remainingPoints,
+    at: entry.at,
+    source: entry.source,
+    idempotencyKey: entry.idempotencyKey,
+    reason: entry.reason,
+  }
+}
+
+/** Idempotency columns, in the order of {@link IdempotencyRow}. */
+export const IDEMPOTENCY_COLUMNS = 'key, fingerprint, authorization_id, result, created_at'
+
+/** An idempotency row in raw mode. */
+export type IdempotencyRow = [key: string, fingerprint: string, authorizationId: number | null, result: string | null, createdAt: number]
+
+/** The record of an idempotency row. */
+export function toIdempotency(r: IdempotencyRow): IdempotencyRecord {
+  return { key: r[0], fingerprint: r[1], authorizationId: r[2], result: r[3], createdAt: r[4] }
 }
 
 /** Named parameters of the user insert and update (`id` is ignored by the insert). */

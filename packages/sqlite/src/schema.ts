@@ -97,6 +97,90 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX scanauth_sessions_by_expiry ON scanauth_sessions (expires_at);
     `,
   },
+  {
+    version: 3,
+    name: 'entitlements: revoked status, ledger, idempotency keys, sessions by user',
+    // SQLite cannot change a CHECK constraint in place, so scanauth_authorizations is rebuilt the
+    // way https://sqlite.org/lang_altertable.html#otheralter describes (migrate() runs the steps
+    // with foreign keys off and legacy_alter_table on, as that procedure needs): create the new
+    // table, copy every row with its id, carry over the AUTOINCREMENT high-water mark (so an id is
+    // still never reused), drop the old table, rename, and recreate its index.
+    sql: `
+      CREATE TABLE scanauth_authorizations_v3 (
+        id               INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id          INTEGER NOT NULL REFERENCES scanauth_users (id),
+        type             TEXT    NOT NULL CHECK (type IN ('time', 'points')),
+        status           TEXT    NOT NULL CHECK (status IN ('pending', 'active', 'expired', 'exhausted', 'revoked')),
+        start_at         INTEGER NOT NULL,
+        end_at           INTEGER,
+        remaining_points INTEGER NOT NULL CHECK (remaining_points >= 0),
+        total_points     INTEGER NOT NULL,
+        source           TEXT    NOT NULL,
+        created_at       INTEGER NOT NULL,
+        updated_at       INTEGER NOT NULL
+      );
+      INSERT INTO scanauth_authorizations_v3
+        (id, user_id, type, status, start_at, end_at, remaining_points, total_points, source, created_at, updated_at)
+        SELECT id, user_id, type, status, start_at, end_at, remaining_points, total_points, source, created_at, updated_at
+        FROM scanauth_authorizations ORDER BY id;
+      DELETE FROM sqlite_sequence WHERE name = 'scanauth_authorizations_v3';
+      INSERT INTO sqlite_sequence (name, seq)
+        SELECT 'scanauth_authorizations_v3', seq FROM sqlite_sequence WHERE name = 'scanauth_authorizations';
+      DROP TABLE scanauth_authorizations;
+      ALTER TABLE scanauth_authorizations_v3 RENAME TO scanauth_authorizations;
+      CREATE INDEX scanauth_authorizations_by_user ON scanauth_authorizations (user_id, status, created_at, id);
+
+      -- Append-only: rows are never updated or deleted (purgeExpired leaves them alone).
+      CREATE TABLE scanauth_ledger (
+        id               INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id          INTEGER NOT NULL REFERENCES scanauth_users (id),
+        authorization_id INTEGER NOT NULL REFERENCES scanauth_authorizations (id),
+        kind             TEXT    NOT NULL CHECK (kind IN ('grant', 'activate', 'consume', 'expire', 'exhaust', 'revoke')),
+        points           INTEGER NOT NULL,
+        remaining_points INTEGER NOT NULL,
+        at               INTEGER NOT NULL,
+        source           TEXT,
+        idempotency_key  TEXT,
+        reason           TEXT
+      );
+      -- The history of what the file already holds, so that every authorization's entries add up
+      -- to it (docs/behaviour.md, "Ledger"): per authorization, in id order, its grant, its
+      -- activation unless pending, what was spent before the upgrade as one consume entry, and its
+      -- end. Times are the best the old rows know: created_at, start_at (the activation time of a
+      -- time authorization), updated_at.
+      INSERT INTO scanauth_ledger (user_id, authorization_id, kind, points, remaining_points, at, source)
+        SELECT user_id, authorization_id, kind, points, remaining_points, at, source FROM (
+          SELECT id AS authorization_id, user_id, 1 AS step, 'grant' AS kind, total_points AS points,
+            total_points AS remaining_points, created_at AS at, source
+            FROM scanauth_authorizations
+          UNION ALL
+          SELECT id, user_id, 2, 'activate', 0, total_points, start_at, NULL
+            FROM scanauth_authorizations WHERE status <> 'pending'
+          UNION ALL
+          SELECT id, user_id, 3, 'consume', remaining_points - total_points, remaining_points, updated_at, NULL
+            FROM scanauth_authorizations WHERE status <> 'pending' AND remaining_points < total_points
+          UNION ALL
+          SELECT id, user_id, 4, CASE status WHEN 'expired' THEN 'expire' ELSE 'exhaust' END, 0, remaining_points, updated_at, NULL
+            FROM scanauth_authorizations WHERE status IN ('expired', 'exhausted')
+        )
+        ORDER BY authorization_id, step;
+      -- A user's entries by id: listLedger's keyset pages.
+      CREATE INDEX scanauth_ledger_by_user ON scanauth_ledger (user_id, id);
+
+      -- Keyed by the caller's key itself (WITHOUT ROWID: one b-tree, no separate key index). Kept
+      -- for good: never purged, so a key is remembered at least as long as its authorization.
+      CREATE TABLE scanauth_idempotency (
+        key              TEXT    NOT NULL PRIMARY KEY,
+        fingerprint      TEXT    NOT NULL,
+        authorization_id INTEGER REFERENCES scanauth_authorizations (id),
+        result           TEXT,
+        created_at       INTEGER NOT NULL
+      ) WITHOUT ROWID;
+
+      -- endSessions({ userId }): the user's sessions still live at a time.
+      CREATE INDEX scanauth_sessions_by_user ON scanauth_sessions (user_id, expires_at);
+    `,
+  },
 ]
 
 /** The schema version this release writes and reads. */
@@ -122,6 +206,25 @@ export function migrate(db: Database.Database): MigrationOutcome {
   const current = readVersion(db)
   if (current === SCHEMA_VERSION) return { from: current, to: current }
   if (current > SCHEMA_VERSION) throw tooNew(db, current)
+  // A step may rebuild a table (create, copy, drop, rename; migration 3 does). SQLite's procedure
+  // for that wants foreign keys off, and that pragma is a no-op inside a transaction, so it is set
+  // around it (and the foreign keys of our tables checked before the commit instead). With
+  // legacy_alter_table on, the rename leaves alone the application's own views that name our
+  // table, which would otherwise make it fail ("error in view ...: no such table").
+  const foreignKeys = db.pragma('foreign_keys', { simple: true }) === 1
+  const legacyAlter = db.pragma('legacy_alter_table', { simple: true }) === 1
+  if (foreignKeys) db.pragma('foreign_keys = OFF')
+  db.pragma('legacy_alter_table = ON')
+  try {
+    return runSteps(db, foreignKeys)
+  } finally {
+    db.pragma(`legacy_alter_table = ${legacyAlter ? 'ON' : 'OFF'}`)
+    if (foreignKeys) db.pragma('foreign_keys = ON')
+  }
+}
+
+/** Every missing step and its version row, in one immediate transaction. */
+function runSteps(db: Database.Database, checkForeignKeys: boolean): MigrationOutcome {
   return db.transaction(() => {
     db.exec(`CREATE TABLE IF NOT EXISTS ${VERSION_TABLE} (
       version    INTEGER PRIMARY KEY,
@@ -143,8 +246,22 @@ export function migrate(db: Database.Database): MigrationOutcome {
       // applied_at is bookkeeping for people reading the file, never an input to a decision.
       record.run(step.version, step.name, Date.now())
     }
+    if (checkForeignKeys) assertForeignKeys(db)
     return { from, to: SCHEMA_VERSION }
   }).immediate()
+}
+
+/** Throws `migration_failed` (rolling the migration back) when a row of our tables breaks a foreign key. */
+function assertForeignKeys(db: Database.Database): void {
+  // Only our own tables: a violation in the application's tables is not ours to refuse.
+  const tables = db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'scanauth\\_%' ESCAPE '\\'`).pluck().all() as string[]
+  for (const table of tables) {
+    const broken = db.pragma(`foreign_key_check(${table})`) as Array<{ rowid: number; parent: string }>
+    const first = broken[0]
+    if (first !== undefined) {
+      throw new SqliteStoreError('migration_failed', `after migrating, row ${first.rowid} of ${table} names a missing row of ${first.parent}`)
+    }
+  }
 }
 
 /** The file's schema version: the highest applied migration, 0 for a file without our tables. */

@@ -9,10 +9,34 @@
  * @module
  */
 import Database from 'better-sqlite3'
-import { NEW_USER, type AssignedIds, type ChangeSet, type CommitResult, type LoadQuery, type LoadResult, type Store, type UserRef } from '@scanauth/core'
+import {
+  NEW_USER,
+  type AssignedIds,
+  type AuthorizationRef,
+  type ChangeSet,
+  type CommitResult,
+  type LedgerEntryRecord,
+  type LedgerQuery,
+  type LoadQuery,
+  type LoadResult,
+  type SessionSelector,
+  type Store,
+  type UserAggregate,
+  type UserRef,
+} from '@scanauth/core'
 import { SqliteStoreError } from './errors'
 import { resolvePurgeOptions, resolveStoreOptions, type PurgeOptions, type ResolvedStoreOptions, type SqliteStoreOptions } from './options'
-import { authorizationParams, toScene, toSession, toUserAggregate, userParams } from './rows'
+import {
+  authorizationParams,
+  ledgerParams,
+  toAuthorization,
+  toIdempotency,
+  toLedgerEntry,
+  toScene,
+  toSession,
+  toUserAggregate,
+  userParams,
+} from './rows'
 import { migrate } from './schema'
 import { prepareStatements, type Statements } from './statements'
 
@@ -30,6 +54,7 @@ export interface PurgeResult {
 
 const CONFLICT_SCENE: CommitResult = Object.freeze({ ok: false, conflict: 'scene' })
 const CONFLICT_USER: CommitResult = Object.freeze({ ok: false, conflict: 'user' })
+const CONFLICT_IDEMPOTENCY: CommitResult = Object.freeze({ ok: false, conflict: 'idempotency' })
 
 /**
  * A store on a SQLite file, shared safely by any number of connections and processes (WAL mode,
@@ -91,41 +116,61 @@ export class SqliteStore implements Store {
 
   /**
    * Reads what the query asks for, one indexed select per part: a pending poll (`{ sceneStr }`) is
-   * a single select. A user and its live authorizations come from one joined select, so they are
-   * always a consistent pair.
+   * a single select. A user and its authorizations come from one select, so they are always a
+   * consistent pair; it reads the active ones and the head of the queue, whatever the queue's
+   * length (every pending one only with `wholeQueue`).
    */
   async load(query: LoadQuery): Promise<LoadResult> {
     this.assertOpen()
     const s = this.statements
-    let user = null
-    if (query.userId !== undefined) user = toUserAggregate(s.userById.all(query.userId))
-    else if (query.openid !== undefined) user = toUserAggregate(s.userByOpenid.all(query.openid))
     const scene = query.sceneStr === undefined ? undefined : s.sceneByStr.get(query.sceneStr)
     const session = query.sessionToken === undefined ? undefined : s.sessionByToken.get(query.sessionToken)
     const latest = query.latestSessionOfScene === undefined ? undefined : s.latestSessionOfScene.get(query.latestSessionOfScene)
+    const idempotency = query.idempotencyKey === undefined ? undefined : s.idempotencyByKey.get(query.idempotencyKey)
+    const authorization = query.authorizationId === undefined ? undefined : s.authorizationById.get(query.authorizationId)
     return {
       scene: scene === undefined ? null : toScene(scene),
-      user,
+      user: this.loadUser(query),
       session: session === undefined ? null : toSession(session),
       latestSession: latest === undefined ? null : toSession(latest),
+      idempotency: idempotency === undefined ? null : toIdempotency(idempotency),
+      authorization: authorization === undefined ? null : toAuthorization(authorization),
     }
   }
 
   /**
    * Applies the change set in one `BEGIN IMMEDIATE` transaction, or reports the first failed
-   * expectation (scene before user, as MemoryStore does) with nothing written. SQLite errors
-   * (`SQLITE_BUSY` after the busy timeout, a full disk) are thrown, and roll everything back.
+   * expectation (scene, then user, then idempotency key, as MemoryStore does) with nothing
+   * written. SQLite errors (`SQLITE_BUSY` after the busy timeout, a full disk) are thrown, and
+   * roll everything back.
    */
   async commit(changes: ChangeSet): Promise<CommitResult> {
     this.assertOpen()
     return this.runCommit(changes)
   }
 
+  /** A page of the user's ledger: one select on scanauth_ledger_by_user (keyset on the id). */
+  async listLedger(query: LedgerQuery): Promise<LedgerEntryRecord[]> {
+    this.assertOpen()
+    return this.statements.ledgerPage.all(query.userId, query.afterId, query.limit).map(toLedgerEntry)
+  }
+
+  /**
+   * Ends the selected sessions still live at `at` with one UPDATE (by token, or through
+   * scanauth_sessions_by_user), atomic on its own; returns how many rows it changed.
+   */
+  async endSessions(selector: SessionSelector, at: number): Promise<number> {
+    this.assertOpen()
+    const s = this.statements
+    const run = 'token' in selector ? s.endSessionByToken.run({ at, token: selector.token }) : s.endSessionsOfUser.run({ at, userId: selector.userId })
+    return run.changes
+  }
+
   /**
    * Deletes scenes and sessions whose expiry passed more than `retentionMs` before `now`, in
    * batches of short transactions. A scene that was authorized stays as long as its latest session
-   * does (the device's poll still needs it); users and authorizations are never deleted. The same
-   * rule as `MemoryStore.purgeExpired`.
+   * does (the device's poll still needs it); users, authorizations, ledger entries and idempotency
+   * keys are never deleted. The same rule as `MemoryStore.purgeExpired`.
    */
   async purgeExpired(options: PurgeOptions = {}): Promise<PurgeResult> {
     this.assertOpen()
@@ -153,16 +198,27 @@ export class SqliteStore implements Store {
     if (this.ownsDatabase && this.database.open) this.database.close()
   }
 
+  /** The user part of a load: active ones and the head of the queue, or the whole queue. */
+  private loadUser(query: LoadQuery): UserAggregate | null {
+    const s = this.statements
+    const { userId, openid } = query
+    if (userId !== undefined) return toUserAggregate(query.wholeQueue === true ? s.userWithQueueById.all(userId) : s.userById.all(userId, userId))
+    if (openid !== undefined) return toUserAggregate(query.wholeQueue === true ? s.userWithQueueByOpenid.all(openid) : s.userByOpenid.all(openid, openid))
+    return null
+  }
+
   /** The body of a commit; runs inside the immediate transaction. */
   private apply(changes: ChangeSet): CommitResult {
     const s = this.statements
-    const { scene, user, session } = changes
+    const { scene, user, session, ledger, idempotency } = changes
 
-    // Expectations first, all of them, before any write: a conflict writes nothing.
+    // Expectations first, all of them, before any write: a conflict writes nothing. The same
+    // order as MemoryStore (scene, user, idempotency key).
     if (scene?.op === 'insert' && s.sceneIdByStr.get(scene.scene.sceneStr) !== undefined) return CONFLICT_SCENE
     if (scene?.op === 'update' && s.sceneVersion.get(scene.scene.id) !== scene.expectedVersion) return CONFLICT_SCENE
     if (user?.op === 'insert' && s.userIdByOpenid.get(user.user.openid) !== undefined) return CONFLICT_USER
     if (user?.op === 'update' && s.userVersion.get(user.user.id) !== user.expectedVersion) return CONFLICT_USER
+    if (idempotency !== undefined && s.idempotencyTaken.get(idempotency.key) !== undefined) return CONFLICT_IDEMPOTENCY
 
     const ids: AssignedIds = { sceneId: null, userId: null, sessionId: null, authorizationIds: [] }
     let ownerId: number | null = null
@@ -202,6 +258,20 @@ export class SqliteStore implements Store {
     }
     if (session) {
       ids.sessionId = Number(s.insertSession.run({ ...session, userId: resolve(session.userId) }).lastInsertRowid)
+    }
+    const resolveAuthorization = (ref: AuthorizationRef): number => {
+      if (typeof ref === 'number') return ref
+      const id = ids.authorizationIds[ref.inserted]
+      if (id === undefined) {
+        throw new SqliteStoreError('invalid_change_set', `the change set refers to inserted authorization ${ref.inserted} but inserts ${ids.authorizationIds.length}`)
+      }
+      return id
+    }
+    // In the order given: AUTOINCREMENT gives them increasing ids in that order.
+    if (ledger) for (const entry of ledger) s.insertLedgerEntry.run(ledgerParams(entry, resolve(entry.userId), resolveAuthorization(entry.authorizationId)))
+    if (idempotency) {
+      const authorizationId = idempotency.authorizationId === null ? null : resolveAuthorization(idempotency.authorizationId)
+      s.insertIdempotency.run({ ...idempotency, authorizationId })
     }
     return { ok: true, ids }
   }

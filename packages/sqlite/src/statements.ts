@@ -1,17 +1,24 @@
 /**
  * Every statement the store runs, prepared once per connection. Each lookup core makes is one
- * indexed statement (the index is named beside it); `test/sqlite-store.test.ts` checks the plans
+ * indexed statement (the index is named beside it); `test/query-plans.test.ts` checks the plans
  * with EXPLAIN QUERY PLAN.
  *
  * @module
  */
 import type Database from 'better-sqlite3'
-import type { SceneRecord, SessionRecord } from '@scanauth/core'
+import type { IdempotencyRecord, SceneRecord, SessionRecord } from '@scanauth/core'
 import {
+  AUTHORIZATION_COLUMNS,
+  IDEMPOTENCY_COLUMNS,
+  LEDGER_COLUMNS,
   SCENE_COLUMNS,
   SESSION_COLUMNS,
   USER_WITH_AUTHORIZATION_COLUMNS,
   type AuthorizationParams,
+  type AuthorizationRow,
+  type IdempotencyRow,
+  type LedgerParams,
+  type LedgerRow,
   type SceneRow,
   type SessionRow,
   type UserJoinRow,
@@ -23,6 +30,9 @@ export type SceneParams = Omit<SceneRecord, 'id'> & { id: number | null }
 
 /** Named parameters of the session insert. */
 export type SessionParams = Omit<SessionRecord, 'id'>
+
+/** Named parameters of the idempotency insert (`authorizationId` already resolved). */
+export type IdempotencyParams = IdempotencyRecord
 
 /** A scene examined by a purge batch. */
 export interface PurgeCandidate {
@@ -39,20 +49,35 @@ export interface Statements {
   // Loads.
   /** Index scanauth_scenes_by_scene_str. The whole of a pending poll. */
   sceneByStr: Statement<[string], SceneRow>
-  /** Primary key, then index scanauth_authorizations_by_user. */
-  userById: Statement<[number], UserJoinRow>
-  /** Index scanauth_users_by_openid, then index scanauth_authorizations_by_user. */
-  userByOpenid: Statement<[string], UserJoinRow>
+  /**
+   * The user with its active authorizations and the head of its queue (pass the id twice): primary
+   * key, then index scanauth_authorizations_by_user for the active ones and for the first entry of
+   * the pending range. Never walks the queue.
+   */
+  userById: Statement<[number, number], UserJoinRow>
+  /** The same by openid (pass it twice): index scanauth_users_by_openid first. */
+  userByOpenid: Statement<[string, string], UserJoinRow>
+  /** The user with its active and every pending authorization (`wholeQueue`); costs as long as the queue. */
+  userWithQueueById: Statement<[number], UserJoinRow>
+  /** The same by openid. */
+  userWithQueueByOpenid: Statement<[string], UserJoinRow>
+  /** Primary key. */
+  authorizationById: Statement<[number], AuthorizationRow>
   /** Index scanauth_sessions_by_token. */
   sessionByToken: Statement<[string], SessionRow>
   /** Index scanauth_sessions_by_scene, read backwards from the scene's last entry. */
   latestSessionOfScene: Statement<[number], SessionRow>
+  /** Primary key of scanauth_idempotency. */
+  idempotencyByKey: Statement<[string], IdempotencyRow>
+  /** Index scanauth_ledger_by_user: one page, `(userId, afterId, limit)`. */
+  ledgerPage: Statement<[number, number, number], LedgerRow>
 
   // Expectations of a commit (plucked single values).
   sceneIdByStr: Statement<[string], number>
   sceneVersion: Statement<[number], number>
   userIdByOpenid: Statement<[string], number>
   userVersion: Statement<[number], number>
+  idempotencyTaken: Statement<[string], number>
 
   // Writes of a commit.
   insertScene: Statement<[SceneParams]>
@@ -71,6 +96,14 @@ export interface Statements {
   /** Writes every column of an authorization of this user. */
   rewriteAuthorization: Statement<[AuthorizationParams]>
   insertSession: Statement<[SessionParams]>
+  insertLedgerEntry: Statement<[LedgerParams]>
+  insertIdempotency: Statement<[IdempotencyParams]>
+
+  // endSessions: one UPDATE each, `{ at, token }` / `{ at, userId }`.
+  /** Index scanauth_sessions_by_token. */
+  endSessionByToken: Statement<[{ at: number; token: string }]>
+  /** Index scanauth_sessions_by_user: only the user's sessions still live at `at`. */
+  endSessionsOfUser: Statement<[{ at: number; userId: number }]>
 
   // Purge.
   purgeSceneCandidates: Statement<[{ cutoff: number; afterExpiresAt: number; afterId: number; limit: number }], PurgeCandidate>
@@ -78,26 +111,58 @@ export interface Statements {
   purgeSessions: Statement<[{ cutoff: number; limit: number }]>
 }
 
-/** Live authorizations, in FIFO order, as the LoadResult contract asks. */
-const USER_JOIN = `FROM scanauth_users u
-  LEFT JOIN scanauth_authorizations a ON a.user_id = u.id AND a.status IN ('pending', 'active')`
-const FIFO = `ORDER BY a.created_at, a.id`
+/**
+ * The user (`where` picks it by id or openid, one parameter) with what the LoadResult contract asks
+ * for (docs/behaviour.md, "Activation": the activation step only ever looks at the head of the
+ * queue). Two parts in one statement, so both read the same snapshot of the file: the active ones
+ * (a LEFT JOIN, so a user without one still gives a row), then the head of the queue, found by a
+ * scalar subquery that takes the first entry of the user's pending range of
+ * scanauth_authorizations_by_user (in index order, so LIMIT 1 reads one entry). The rows come
+ * back in that order; `toUserAggregate` puts them in FIFO order.
+ */
+function userWithHead(where: string): string {
+  return `SELECT ${USER_WITH_AUTHORIZATION_COLUMNS} FROM scanauth_users u
+      LEFT JOIN scanauth_authorizations a ON a.user_id = u.id AND a.status = 'active'
+      WHERE ${where}
+    UNION ALL
+    SELECT ${USER_WITH_AUTHORIZATION_COLUMNS} FROM scanauth_users u
+      JOIN scanauth_authorizations a ON a.id = (
+        SELECT h.id FROM scanauth_authorizations h
+        WHERE h.user_id = u.id AND h.status = 'pending'
+        ORDER BY h.created_at, h.id LIMIT 1)
+      WHERE ${where}`
+}
+
+/** The user with every active and pending authorization, in FIFO order (`wholeQueue`). */
+function userWithQueue(where: string): string {
+  return `SELECT ${USER_WITH_AUTHORIZATION_COLUMNS} FROM scanauth_users u
+    LEFT JOIN scanauth_authorizations a ON a.user_id = u.id AND a.status IN ('pending', 'active')
+    WHERE ${where} ORDER BY a.created_at, a.id`
+}
 
 /** Prepares every statement on `db` (whose schema must be current). */
 export function prepareStatements(db: Database.Database): Statements {
   return {
     sceneByStr: db.prepare<[string], SceneRow>(`SELECT ${SCENE_COLUMNS} FROM scanauth_scenes WHERE scene_str = ?`).raw(),
-    userById: db.prepare<[number], UserJoinRow>(`SELECT ${USER_WITH_AUTHORIZATION_COLUMNS} ${USER_JOIN} WHERE u.id = ? ${FIFO}`).raw(),
-    userByOpenid: db.prepare<[string], UserJoinRow>(`SELECT ${USER_WITH_AUTHORIZATION_COLUMNS} ${USER_JOIN} WHERE u.openid = ? ${FIFO}`).raw(),
+    userById: db.prepare<[number, number], UserJoinRow>(userWithHead('u.id = ?')).raw(),
+    userByOpenid: db.prepare<[string, string], UserJoinRow>(userWithHead('u.openid = ?')).raw(),
+    userWithQueueById: db.prepare<[number], UserJoinRow>(userWithQueue('u.id = ?')).raw(),
+    userWithQueueByOpenid: db.prepare<[string], UserJoinRow>(userWithQueue('u.openid = ?')).raw(),
+    authorizationById: db.prepare<[number], AuthorizationRow>(`SELECT ${AUTHORIZATION_COLUMNS} FROM scanauth_authorizations WHERE id = ?`).raw(),
     sessionByToken: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM scanauth_sessions WHERE token = ?`).raw(),
     latestSessionOfScene: db
       .prepare<[number], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM scanauth_sessions WHERE scene_id = ? ORDER BY id DESC LIMIT 1`)
+      .raw(),
+    idempotencyByKey: db.prepare<[string], IdempotencyRow>(`SELECT ${IDEMPOTENCY_COLUMNS} FROM scanauth_idempotency WHERE key = ?`).raw(),
+    ledgerPage: db
+      .prepare<[number, number, number], LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM scanauth_ledger WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?`)
       .raw(),
 
     sceneIdByStr: db.prepare<[string], number>(`SELECT id FROM scanauth_scenes WHERE scene_str = ?`).pluck(),
     sceneVersion: db.prepare<[number], number>(`SELECT version FROM scanauth_scenes WHERE id = ?`).pluck(),
     userIdByOpenid: db.prepare<[string], number>(`SELECT id FROM scanauth_users WHERE openid = ?`).pluck(),
     userVersion: db.prepare<[number], number>(`SELECT version FROM scanauth_users WHERE id = ?`).pluck(),
+    idempotencyTaken: db.prepare<[string], number>(`SELECT 1 FROM scanauth_idempotency WHERE key = ?`).pluck(),
 
     insertScene: db.prepare(`INSERT INTO scanauth_scenes
       (scene_str, device_id, status, user_id, created_at, expires_at, authorized_at, version)
@@ -137,6 +202,15 @@ export function prepareStatements(db: Database.Database): Statements {
       WHERE id = @id AND user_id = @userId`),
     insertSession: db.prepare(`INSERT INTO scanauth_sessions (token, user_id, device_id, scene_id, created_at, expires_at)
       VALUES (@token, @userId, @deviceId, @sceneId, @createdAt, @expiresAt)`),
+    insertLedgerEntry: db.prepare(`INSERT INTO scanauth_ledger
+      (user_id, authorization_id, kind, points, remaining_points, at, source, idempotency_key, reason)
+      VALUES (@userId, @authorizationId, @kind, @points, @remainingPoints, @at, @source, @idempotencyKey, @reason)`),
+    insertIdempotency: db.prepare(`INSERT INTO scanauth_idempotency (key, fingerprint, authorization_id, result, created_at)
+      VALUES (@key, @fingerprint, @authorizationId, @result, @createdAt)`),
+
+    // The Store contract: a session still live at `at` ends at `at`; one already over keeps its end.
+    endSessionByToken: db.prepare(`UPDATE scanauth_sessions SET expires_at = @at WHERE token = @token AND expires_at > @at`),
+    endSessionsOfUser: db.prepare(`UPDATE scanauth_sessions SET expires_at = @at WHERE user_id = @userId AND expires_at > @at`),
 
     // Keyset pagination over scanauth_scenes_by_expiry: each batch examines at most `limit` expired
     // scenes after the last one examined, however many expired scenes are kept for their sessions.

@@ -1,6 +1,7 @@
 // Four worker processes, each with its own createScanAuth and SqliteStore, on one file: concurrent
-// scans of the same scenes, the same new openids on many scenes, grants, concurrent consumes.
-// Afterwards every invariant is read straight from the tables.
+// scans of the same scenes, the same new openids on many scenes, grants, concurrent consumes; the
+// same idempotency key granted from every process; revocation racing consumption. Afterwards every
+// invariant is read straight from the tables (the ledger included).
 import { describe, expect, it } from 'vitest'
 import { pointsTotals } from './support/checks'
 import { dumpFile } from './support/files'
@@ -14,6 +15,10 @@ const OPENIDS = 12
 const GRANT_ONLY = 8
 /** Users 0..HOT-1 receive more consume attempts than they have points. */
 const HOT = 4
+/** Grants with one idempotency key, spread over the workers. */
+const KEYED_GRANTS = 50
+/** Points of the authorization that is revoked while it is being consumed. */
+const REVOKED_POINTS = 100
 
 const fleet = useWorkerFleet()
 
@@ -87,6 +92,74 @@ describe('SqliteStore across processes', () => {
         `(${points.granted} points), ${WORKERS * consumeTokens.length} consumes (${ok} ok, ` +
         `${sum(consumes, (r) => r.consumes.need_purchase)} need_purchase); ${sum(all, (r) => r.commits)} commits, ` +
         `${sum(all, (r) => r.conflicts)} conflicts retried`,
+    )
+  })
+
+  it(`grants once for one idempotency key sent ${KEYED_GRANTS} times from ${WORKERS} processes at once`, { timeout: 120_000 }, async () => {
+    const { filename, workers, t0, parent } = await fleet.start(WORKERS)
+    await parent.close()
+    // A new openid: the processes race to create the user as well as to use the key.
+    const openid = 'mp-keyed-buyer'
+    const counts = range(WORKERS).map((i) => Math.floor(KEYED_GRANTS / WORKERS) + (i < KEYED_GRANTS % WORKERS ? 1 : 0))
+    const reports = await runOnAll(workers, (i) => ({ kind: 'grant-keyed', now: t0 + SECOND, openid, points: 7, key: 'order-mp-1', count: counts[i] as number }))
+    await exitAll(workers)
+
+    const snapshot = expectSoundFile(filename, { readonly: true })
+    const answered = reports.flatMap((r) => r.authorizationIds)
+    expect(answered).toHaveLength(KEYED_GRANTS)
+    expect(snapshot.users.filter((u) => u.openid === openid)).toHaveLength(1)
+    expect(snapshot.authorizations).toHaveLength(1)
+    const [only] = snapshot.authorizations
+    expect(new Set(answered)).toEqual(new Set([only?.id]))
+    expect(only).toMatchObject({ type: 'points', totalPoints: 7, remainingPoints: 7, status: 'active' })
+    expect(snapshot.ledger.filter((e) => e.kind === 'grant')).toEqual([expect.objectContaining({ authorizationId: only?.id, points: 7, idempotencyKey: 'order-mp-1' })])
+    expect(snapshot.idempotency).toEqual([expect.objectContaining({ key: 'order-mp-1', authorizationId: only?.id })])
+    console.log(`[multiprocess] ${KEYED_GRANTS} keyed grants from ${WORKERS} processes: ${sum(reports, (r) => r.commits)} commits, ${sum(reports, (r) => r.conflicts)} conflicts retried`)
+  })
+
+  it(`keeps the ledger in step when a revocation races consumption across ${WORKERS} processes`, { timeout: 120_000 }, async () => {
+    const { filename, workers, clock, t0, parent, auth } = await fleet.start(WORKERS)
+    // One user with a session per worker; its free trial is over by t0 + DAY, so every consume
+    // spends a point of the one points authorization.
+    const openid = 'mp-refunded'
+    clock.set(t0 + SECOND)
+    for (const i of range(WORKERS)) {
+      const { sceneStr } = await auth.createScene({ deviceId: `revoke-${i}` })
+      await auth.handleScan({ sceneStr, openid })
+    }
+    const granted = await auth.grant({ openid, type: 'points', points: REVOKED_POINTS, source: 'purchase' })
+    await parent.close()
+    const tokens = sessionTokens(dumpFile(filename), openid)
+    expect(tokens).toHaveLength(WORKERS)
+
+    // Every worker consumes 60 times and revokes after its (10 + 5i)-th consume has started: the
+    // first revocation lands while the points last, and the later ones race each other.
+    const attempts = range(60).map((k) => tokens[k % WORKERS] as string)
+    const reports = await runOnAll(workers, (i) => ({
+      kind: 'consume-revoke', now: t0 + DAY, tokens: attempts, revokeAfter: 10 + 5 * i, authorizationId: granted.id, reason: 'refund',
+    }))
+    await exitAll(workers)
+
+    const snapshot = expectSoundFile(filename, { readonly: true })
+    const stored = snapshot.authorizations.find((a) => a.id === granted.id)
+    expect(stored?.status).toBe('revoked')
+    const ok = sum(reports, (r) => r.consumes.ok)
+    expect(ok).toBeGreaterThan(0)
+    expect(ok).toBeLessThan(REVOKED_POINTS)
+    expect(ok + sum(reports, (r) => r.consumes.need_purchase)).toBe(WORKERS * attempts.length)
+    expect(sum(reports, (r) => r.revokes)).toBe(WORKERS)
+    // The ledger: one revocation, and its consume entries add up to exactly the points spent.
+    const entries = snapshot.ledger.filter((e) => e.authorizationId === granted.id)
+    expect(entries.filter((e) => e.kind === 'revoke')).toEqual([expect.objectContaining({ reason: 'refund', remainingPoints: stored?.remainingPoints })])
+    const consumed = entries.filter((e) => e.kind === 'consume')
+    expect(consumed).toHaveLength(ok)
+    expect(-consumed.reduce((total, e) => total + e.points, 0)).toBe(REVOKED_POINTS - (stored?.remainingPoints ?? 0))
+    expect(REVOKED_POINTS - (stored?.remainingPoints ?? 0)).toBe(ok)
+    // Nothing was spent after the revocation: it is the authorization's last entry.
+    expect(entries[entries.length - 1]?.kind).toBe('revoke')
+    console.log(
+      `[multiprocess] revoke racing consume: ${ok} of ${WORKERS * attempts.length} consumes ok before the revocation, ` +
+        `${sum(reports, (r) => r.commits)} commits, ${sum(reports, (r) => r.conflicts)} conflicts retried`,
     )
   })
 })

@@ -1,8 +1,12 @@
 // Schema and migrations of SqliteStore, checked on files written by hand with raw SQL: a new file,
-// a file holding only the application's tables (version 0), a version 1 file, a newer file.
+// a file holding only the application's tables (version 0), a version 1 file, a version 2 file
+// (0.1.0) with data, a newer file.
 import { describe, expect, it } from 'vitest'
+import { checkInvariants } from '@scanauth/testkit'
 import { MIGRATIONS, SCHEMA_VERSION, SqliteStore, SqliteStoreError, VERSION_TABLE } from '@scanauth/sqlite'
+import { dumpFile } from './support/files'
 import { service, useTempFile } from './support/fixture'
+import { LATER, V2_DATA, V2_SCHEMA } from './support/v2-schema'
 
 const fixture = useTempFile()
 const openStore = () => fixture.openStore()
@@ -60,13 +64,76 @@ describe('schema and migrations', () => {
     expect(indexes()).not.toContain('scanauth_scenes_by_expiry')
 
     const store = openStore()
-    expect(db.prepare(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`).pluck().all()).toEqual([1, 2])
+    expect(db.prepare(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`).pluck().all()).toEqual([1, 2, 3])
     expect(indexes()).toEqual(expect.arrayContaining(['scanauth_scenes_by_expiry', 'scanauth_sessions_by_expiry']))
     const loaded = await store.load({ sceneStr: 'pc_00000000000000000000000000000001', openid: 'o-old', sessionToken: 'tok-old' })
     expect(loaded.scene).toMatchObject({ id: 1, status: 'authorized', userId: 1, version: 2 })
     expect(loaded.user?.user).toEqual({ id: 1, openid: 'o-old', createdAt: 10, lastSeenAt: 20, hasClaimedFree: true, version: 3 })
     expect(loaded.user?.authorizations).toHaveLength(1)
     expect(loaded.session).toMatchObject({ id: 1, token: 'tok-old', sceneId: 1 })
+  })
+
+  it('upgrades a version 2 file (0.1.0) holding data: ids, rows and sequence kept, revoked accepted, ledger backfilled', async () => {
+    const db = rawDb()
+    db.exec(V2_SCHEMA)
+    db.exec(V2_DATA)
+    // The application's own objects on our table: a view naming it, and a table referencing it.
+    db.exec(`CREATE VIEW app_live AS SELECT id, status FROM scanauth_authorizations WHERE status = 'active';
+      CREATE TABLE app_receipts (id INTEGER PRIMARY KEY, authorization_id INTEGER NOT NULL REFERENCES scanauth_authorizations (id));
+      INSERT INTO app_receipts VALUES (1, 2)`)
+    const before = db.prepare('SELECT * FROM scanauth_authorizations ORDER BY id').all()
+
+    const store = openStore()
+    expect(db.prepare(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`).pluck().all()).toEqual([1, 2, 3])
+    expect(db.prepare('SELECT * FROM scanauth_authorizations ORDER BY id').all()).toEqual(before)
+    expect(db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'scanauth_authorizations'`).pluck().get()).toBe(9)
+    const indexes = db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'scanauth_%'`).pluck().all()
+    expect(indexes).toEqual(expect.arrayContaining(['scanauth_authorizations_by_user', 'scanauth_ledger_by_user', 'scanauth_sessions_by_user']))
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
+    expect(db.pragma('foreign_key_check')).toEqual([])
+    expect(db.prepare('SELECT id, status FROM app_live').all()).toEqual([{ id: 2, status: 'active' }])
+    // The connection's settings are back as they were.
+    expect(store.database.pragma('foreign_keys', { simple: true })).toBe(1)
+    expect(store.database.pragma('legacy_alter_table', { simple: true })).toBe(0)
+
+    // The backfilled ledger adds up to every authorization (testkit's replay), in per-authorization order.
+    const upgraded = dumpFile(fixture.temp.filename)
+    expect(checkInvariants(upgraded)).toEqual([])
+    expect(upgraded.ledger.map((e) => [e.authorizationId, e.kind, e.points, e.remainingPoints])).toEqual([
+      [1, 'grant', 0, 0], [1, 'activate', 0, 0], [1, 'expire', 0, 0],
+      [2, 'grant', 10, 10], [2, 'activate', 0, 10], [2, 'consume', -3, 7],
+      [3, 'grant', 5, 5],
+      [4, 'grant', 4, 4], [4, 'activate', 0, 4], [4, 'consume', -4, 0], [4, 'exhaust', 0, 0],
+    ])
+
+    // The service runs on it: the loads see the old rows, a revocation is stored, a new id is 10.
+    const { auth, clock } = service(store)
+    clock.set(200)
+    expect((await store.load({ openid: 'o-old' })).user?.authorizations.map((a) => a.id)).toEqual([2, 3])
+    expect(await auth.revokeAuthorization({ authorizationId: 2, reason: 'refund' })).toMatchObject({ id: 2, status: 'revoked' })
+    expect(db.prepare('SELECT status FROM scanauth_authorizations WHERE id = 3').pluck().get()).toBe('active')
+    expect(await auth.grant({ openid: 'o-spent', type: 'points', points: 1, source: 'admin' })).toMatchObject({ id: 10 })
+    expect(await auth.consume({ sessionToken: 'tok-old' })).toMatchObject({ status: 'ok', authorization: { remainingPoints: 4 } })
+    expect((await store.load({ sessionToken: 'tok-old' })).session?.expiresAt).toBe(LATER)
+    expect(checkInvariants(dumpFile(fixture.temp.filename))).toEqual([])
+    // The CHECK still refuses what is not a status.
+    expect(() => db.prepare(`UPDATE scanauth_authorizations SET status = 'bogus' WHERE id = 1`).run()).toThrow(/CHECK constraint/)
+  })
+
+  it('rolls a failing migration 3 back: the version 2 file keeps its tables, rows and version', () => {
+    const db = rawDb()
+    db.exec(V2_SCHEMA)
+    db.exec(V2_DATA)
+    db.exec('CREATE TABLE scanauth_idempotency (anything TEXT)') // squats on a name migration 3 creates
+    const schemaBefore = db.prepare('SELECT type, name, sql FROM sqlite_schema ORDER BY name').all()
+    const authorizations = () => db.prepare('SELECT * FROM scanauth_authorizations ORDER BY id').all()
+    const rowsBefore = authorizations()
+    expect(() => new SqliteStore({ filename: fixture.temp.filename })).toThrow(/migration 3 \(entitlements.*\) failed/)
+    expect(db.prepare(`SELECT MAX(version) FROM ${VERSION_TABLE}`).pluck().get()).toBe(2)
+    expect(db.prepare('SELECT type, name, sql FROM sqlite_schema ORDER BY name').all()).toEqual(schemaBefore)
+    expect(db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'scanauth_authorizations'`).pluck().get()).toBe(9)
+    expect(authorizations()).toEqual(rowsBefore)
+    expect(rowsBefore).toHaveLength(4)
   })
 
   it('refuses a file from a newer release, with a clear error, and leaves the file as it was', () => {

@@ -1,12 +1,12 @@
 // Backend-specific tests of SqliteStore: each one looks at the file with raw SQL (its own
 // connection) to check what the store wrote, how it configured the file, and how it queries it.
-// Schema and migrations: schema.test.ts.
+// Schema and migrations: schema.test.ts; query plans: query-plans.test.ts; the entitlement
+// statements (ledger, idempotency keys, endSessions): entitlements.test.ts.
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { createScanAuth, MemoryStore, NEW_USER, type ChangeSet, type SceneRecord } from '@scanauth/core'
 import { checkInvariants, ManualClock, RecordingQrProvider } from '@scanauth/testkit'
 import { SqliteStore } from '@scanauth/sqlite'
-import { prepareStatements } from '../src/statements'
 import { dumpFile } from './support/files'
 import { DAY, HOUR, SECOND, service, useTempFile } from './support/fixture'
 
@@ -358,40 +358,3 @@ describe('backups (docs/sqlite.md)', () => {
     }
   })
 })
-
-describe('query plans', () => {
-  it('answers every lookup core makes, and each purge step, from an index', () => {
-    const store = openStore()
-    const statements = prepareStatements(store.database)
-    const plan = (sql: string) =>
-      (store.database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...placeholders(sql)) as Array<{ detail: string }>).map((r) => r.detail)
-    const expectations: Record<string, RegExp[]> = {
-      sceneByStr: [/SEARCH scanauth_scenes USING INDEX scanauth_scenes_by_scene_str \(scene_str=\?\)/],
-      userById: [/SEARCH u USING INTEGER PRIMARY KEY \(rowid=\?\)/, /SEARCH a USING INDEX scanauth_authorizations_by_user \(user_id=\? AND status=\?\)/],
-      userByOpenid: [/SEARCH u USING INDEX scanauth_users_by_openid \(openid=\?\)/, /SEARCH a USING INDEX scanauth_authorizations_by_user \(user_id=\? AND status=\?\)/],
-      sessionByToken: [/SEARCH scanauth_sessions USING INDEX scanauth_sessions_by_token \(token=\?\)/],
-      latestSessionOfScene: [/SEARCH scanauth_sessions USING (COVERING )?INDEX scanauth_sessions_by_scene \(scene_id=\?\)/],
-      sceneIdByStr: [/USING (COVERING )?INDEX scanauth_scenes_by_scene_str/],
-      sceneVersion: [/USING INTEGER PRIMARY KEY/],
-      userIdByOpenid: [/USING (COVERING )?INDEX scanauth_users_by_openid/],
-      userVersion: [/USING INTEGER PRIMARY KEY/],
-      purgeSceneCandidates: [/SEARCH s USING (COVERING )?INDEX scanauth_scenes_by_expiry/, /SEARCH x USING (COVERING )?INDEX scanauth_sessions_by_scene/],
-      purgeSessions: [/USING (COVERING )?INDEX scanauth_sessions_by_expiry/],
-    }
-    for (const [name, patterns] of Object.entries(expectations)) {
-      const source = (statements as unknown as Record<string, { source: string }>)[name]?.source as string
-      const details = plan(source)
-      for (const pattern of patterns) expect(details.some((d) => pattern.test(d)), `${name}: ${details.join(' | ')}`).toBe(true)
-      // No full scan of any of our tables.
-      expect(details.filter((d) => /^SCAN (scanauth_|u\b|a\b|s\b|x\b)/.test(d)), name).toEqual([])
-    }
-  })
-})
-
-/** Binds every placeholder of a statement (positional or named) to a dummy value, for EXPLAIN. */
-function placeholders(sql: string): unknown[] {
-  const named = [...sql.matchAll(/@(\w+)/g)].map((m) => m[1] as string)
-  if (named.length > 0) return [Object.fromEntries(named.map((n) => [n, 1]))]
-  return [...sql.matchAll(/\?/g)].map(() => 1)
-}
-

@@ -14,15 +14,20 @@
  * ARGV     prefix, receiptId ('' = no receipt), receiptTtlMs, then in this order, each optional:
  *   's'    scene:   op ('i' | 'u'), sceneStr, expectedVersion, version, id, userRef, tail, ttl
  *   'u'    user:    op ('i' | 'u'), id, openid, expectedVersion, value,
- *                   n, then n × (live '1'|'0', value)          -- authorizations to insert
- *                   m, then m × (id, live '1'|'0', value)      -- authorizations to replace
- *   't'    session: token, userRef, sceneId, tail, ttl
+ *                   n, then n × (index, score, tail)       -- authorizations to insert
+ *                   m, then m × (id, index, score, tail)   -- authorizations to replace
+ *   't'    session: token, userRef, sceneId, tail, ttl, expiresAt, createdAt
+ *   'l'    ledger:  n, then n × (userRef, authRef, tail)
+ *   'i'    idempotency: key, authRef ('' = none), tail
  * userRef  '' for null, '@' for the user this commit inserts (NEW_USER), else a user id.
+ * authRef  an authorization id, or '#i' for the i-th (from 0) authorization this commit inserts.
+ * index    where an authorization is filed: 'a' active set, 'q' queue (score: its createdAt), '-' neither.
  * ttl      milliseconds, 'keep' (KEEPTTL) or '' (no expiry); never 0 (see expiry.ts).
  * ```
  *
  * Reply: `ok|<sceneId>|<userId>|<sessionId>|<authId>,<authId>...` (empty where nothing of that kind
- * was inserted) or `conflict|scene` / `conflict|user`.
+ * was inserted) or `conflict|scene` / `conflict|user` / `conflict|idempotency`. Ledger entries get
+ * ids too (counter `l`), in the order given, but nobody asks for them back.
  *
  * The `#!lua` line (Redis 7+) makes the server refuse the whole script up front when it is out of
  * memory, instead of failing at the first write and leaving the earlier ones applied. All checks
@@ -30,7 +35,11 @@
  *
  * @module
  */
+import { LAYOUT_GUARD, LAYOUT_MARK } from './layout-guard'
+
+/** The commit script's source. */
 export const COMMIT_SCRIPT = `#!lua
+${LAYOUT_GUARD}
 -- Arguments are read one at a time, in order (Lua leaves the evaluation order of "f(), f()" open).
 local argi = 0
 local function arg()
@@ -49,28 +58,27 @@ if receiptId ~= '' then
   if done then return done end
 end
 
-local scene, user, session
-local inserts, updates = {}, {}
+local scene, user, session, idempotency
+local inserts, updates, ledger = {}, {}, {}
+local function fields(names)
+  local t = {}
+  for _, name in ipairs(names) do t[name] = arg() end
+  return t
+end
 while argi < #ARGV do
   local tag = arg()
   if tag == 's' then
-    scene = {}
-    for _, name in ipairs({ 'op', 'str', 'expected', 'version', 'id', 'user', 'tail', 'ttl' }) do scene[name] = arg() end
+    scene = fields({ 'op', 'str', 'expected', 'version', 'id', 'user', 'tail', 'ttl' })
   elseif tag == 'u' then
-    user = {}
-    for _, name in ipairs({ 'op', 'id', 'openid', 'expected', 'value' }) do user[name] = arg() end
-    for k = 1, tonumber(arg()) do
-      local live = arg()
-      inserts[k] = { live = live, value = arg() }
-    end
-    for k = 1, tonumber(arg()) do
-      local id = arg()
-      local live = arg()
-      updates[k] = { id = id, live = live, value = arg() }
-    end
+    user = fields({ 'op', 'id', 'openid', 'expected', 'value' })
+    for k = 1, tonumber(arg()) do inserts[k] = fields({ 'index', 'score', 'tail' }) end
+    for k = 1, tonumber(arg()) do updates[k] = fields({ 'id', 'index', 'score', 'tail' }) end
   elseif tag == 't' then
-    session = {}
-    for _, name in ipairs({ 'token', 'user', 'scene', 'tail', 'ttl' }) do session[name] = arg() end
+    session = fields({ 'token', 'user', 'scene', 'tail', 'ttl', 'expiresAt', 'createdAt' })
+  elseif tag == 'l' then
+    for k = 1, tonumber(arg()) do ledger[k] = fields({ 'user', 'auth', 'tail' }) end
+  elseif tag == 'i' then
+    idempotency = fields({ 'key', 'auth', 'tail' })
   else
     return redis.error_reply('scanauth commit: unknown section ' .. tostring(tag))
   end
@@ -102,7 +110,14 @@ if user then
   end
 end
 
+local idempotencyKey
+if idempotency then
+  idempotencyKey = prefix .. 'i:' .. idempotency.key
+  if redis.call('EXISTS', idempotencyKey) == 1 then return 'conflict|idempotency' end
+end
+
 -- 2. Writes.
+${LAYOUT_MARK}
 local function nextId(kind)
   return string.format('%d', redis.call('HINCRBY', KEYS[1], kind, 1))
 end
@@ -117,6 +132,11 @@ local function put(key, value, ttl)
   end
 end
 
+-- A queue member: the id zero-padded to 16 digits, so equal scores (createdAt) sort by id.
+local function member(id)
+  return string.rep('0', 16 - #id) .. id
+end
+
 local insertedUser, authIds = '', {}
 if user then
   if user.op == 'i' then
@@ -125,28 +145,37 @@ if user then
     redis.call('SET', prefix .. 'o:' .. user.openid, user.id)
   end
   redis.call('SET', prefix .. 'u:' .. user.id, user.value)
-  -- Live (pending, active) and retired authorizations live in two hashes, so a load reads only
-  -- the live ones however long the user's history grows. Core's status decides which (the
-  -- '1'/'0' flag); the script only files the record.
-  local live, retired = prefix .. 'al:' .. user.id, prefix .. 'ar:' .. user.id
+  -- Every authorization is in one hash; the user's active set and queue hold only ids, so a load
+  -- reads the active ones and the head of the queue however long the queue or the history grows.
+  -- Core's status decides the index (a, q, -); the script only files the record.
+  local all, active, queue = prefix .. 'a', prefix .. 'aa:' .. user.id, prefix .. 'aq:' .. user.id
+  local function file(id, a)
+    redis.call('HSET', all, id, user.id .. '|' .. a.tail)
+    if a.index == 'a' then
+      redis.call('SADD', active, id)
+    elseif a.index == 'q' then
+      redis.call('ZADD', queue, a.score, member(id))
+    end
+  end
   for k, a in ipairs(inserts) do
-    local id = nextId('a')
-    authIds[k] = id
-    if a.live == '1' then redis.call('HSET', live, id, a.value) else redis.call('HSET', retired, id, a.value) end
+    authIds[k] = nextId('a')
+    file(authIds[k], a)
   end
   for _, a in ipairs(updates) do
-    if a.live == '1' then
-      redis.call('HSET', live, a.id, a.value)
-      redis.call('HDEL', retired, a.id)
-    else
-      redis.call('HSET', retired, a.id, a.value)
-      redis.call('HDEL', live, a.id)
-    end
+    redis.call('SREM', active, a.id)
+    redis.call('ZREM', queue, member(a.id))
+    file(a.id, a)
   end
 end
 
 local function resolve(ref)
   if ref == '@' then return insertedUser end
+  return ref
+end
+
+-- '#i' is the i-th (from 0) authorization inserted above; commit-args.ts checked that it exists.
+local function resolveAuthorization(ref)
+  if string.sub(ref, 1, 1) == '#' then return authIds[tonumber(string.sub(ref, 2)) + 1] end
   return ref
 end
 
@@ -162,10 +191,27 @@ end
 local insertedSession = ''
 if session then
   insertedSession = nextId('t')
-  local value = insertedSession .. '|' .. resolve(session.user) .. '|' .. session.scene .. '|' .. session.tail
+  local owner = resolve(session.user)
+  local value = insertedSession .. '|' .. owner .. '|' .. session.scene .. '|' .. session.tail
   put(prefix .. 't:' .. session.token, value, session.ttl)
   -- Ids only grow, so the session inserted last is the scene's latest (highest id).
   put(prefix .. 'ls:' .. session.scene, session.token, session.ttl)
+  -- The user's sessions, for endSessions: sessions already over by this commit's clock go first,
+  -- so the index holds little more than the live ones.
+  local sessions = prefix .. 'us:' .. owner
+  redis.call('ZREMRANGEBYSCORE', sessions, '-inf', session.createdAt)
+  redis.call('ZADD', sessions, session.expiresAt, session.token)
+end
+
+for _, e in ipairs(ledger) do
+  local id = nextId('l')
+  redis.call('ZADD', prefix .. 'l:' .. resolve(e.user), id, id .. '|' .. resolveAuthorization(e.auth) .. '|' .. e.tail)
+end
+
+if idempotency then
+  local ref = idempotency.auth
+  if ref ~= '' then ref = resolveAuthorization(ref) end
+  redis.call('SET', idempotencyKey, ref .. '|' .. idempotency.tail)
 end
 
 local reply = 'ok|' .. insertedScene .. '|' .. insertedUser .. '|' .. insertedSession .. '|' .. table.concat(authIds, ',')

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto'
 import { Redis, type Cluster } from 'ioredis'
 import type { StoreHarness, StoreSnapshot } from '@scanauth/testkit'
 import { decodeAuthorization, decodeScene, decodeSession, decodeUser } from '../../src/codec'
-import { Keys } from '../../src/keys'
+import { decodeIdempotency, decodeLedgerEntry } from '../../src/codec-entitlements'
+import { Keys, queueMember } from '../../src/keys'
 import { RedisStore } from '../../src/redis-store'
 
 /** The server under test. */
@@ -54,9 +55,13 @@ export async function deleteKeysUnder(client: AnyClient, prefix: string): Promis
   return keys.length
 }
 
-/** Every record under `prefix`, read and decoded straight from Redis, each list ordered by id. */
+/**
+ * Every record under `prefix`, read and decoded straight from Redis (not through `load`), each
+ * list ordered by id (idempotency records by key). Index keys (`aa:`, `aq:`, `us:`, `ls:`) hold
+ * no records; {@link checkIndexes} compares them with the records.
+ */
 export async function dumpRecords(client: AnyClient, prefix: string): Promise<StoreSnapshot> {
-  const snapshot: StoreSnapshot = { scenes: [], users: [], authorizations: [], sessions: [] }
+  const snapshot: StoreSnapshot = { scenes: [], users: [], authorizations: [], sessions: [], ledger: [], idempotency: [] }
   await Promise.all(
     (await keysUnder(client, prefix)).map(async (key) => {
       const rest = key.slice(prefix.length)
@@ -66,15 +71,40 @@ export async function dumpRecords(client: AnyClient, prefix: string): Promise<St
       if (kind === 's') snapshot.scenes.push(decodeScene(name, (await client.get(key)) as string))
       else if (kind === 'u') snapshot.users.push(decodeUser(Number(name), (await client.get(key)) as string))
       else if (kind === 't') snapshot.sessions.push(decodeSession(name, (await client.get(key)) as string))
-      else if (kind === 'al' || kind === 'ar') {
-        for (const [id, value] of Object.entries(await client.hgetall(key))) {
-          snapshot.authorizations.push(decodeAuthorization(Number(id), Number(name), value))
-        }
+      else if (kind === 'i') snapshot.idempotency.push(decodeIdempotency(name, (await client.get(key)) as string))
+      else if (kind === 'l') for (const member of await client.zrange(key, 0, -1)) snapshot.ledger.push(decodeLedgerEntry(Number(name), member))
+      else if (kind === 'a') {
+        for (const [id, value] of Object.entries(await client.hgetall(key))) snapshot.authorizations.push(decodeAuthorization(Number(id), value))
       }
     }),
   )
-  for (const list of Object.values(snapshot)) (list as Array<{ id: number }>).sort((a, b) => a.id - b.id)
+  const { idempotency, ...byId } = snapshot
+  for (const list of Object.values(byId)) (list as Array<{ id: number }>).sort((a, b) => a.id - b.id)
+  idempotency.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
   return snapshot
+}
+
+/**
+ * Compares a user's index keys with the records read straight from Redis: the active set holds
+ * exactly the user's `active` authorizations, the queue exactly its `pending` ones, each scored by
+ * its createdAt under its zero-padded id. Returns one line per mismatch.
+ */
+export async function checkIndexes(client: AnyClient, prefix: string, snapshot: StoreSnapshot): Promise<string[]> {
+  const keys = new Keys(prefix)
+  const problems: string[] = []
+  for (const user of snapshot.users) {
+    const owned = snapshot.authorizations.filter((a) => a.userId === user.id)
+    const active = owned.filter((a) => a.status === 'active').map((a) => String(a.id)).sort()
+    const stored = [...(await client.smembers(keys.activeAuthorizations(user.id)))].sort()
+    if (JSON.stringify(stored) !== JSON.stringify(active)) problems.push(`user ${user.id}: active set ${stored} for ${active}`)
+    const queue = owned
+      .filter((a) => a.status === 'pending')
+      .sort((a, b) => a.createdAt - b.createdAt || a.id - b.id)
+      .flatMap((a) => [queueMember(a.id), String(a.createdAt)])
+    const storedQueue = await client.zrange(keys.queue(user.id), 0, -1, 'WITHSCORES')
+    if (JSON.stringify(storedQueue) !== JSON.stringify(queue)) problems.push(`user ${user.id}: queue ${storedQueue} for ${queue}`)
+  }
+  return problems
 }
 
 /**

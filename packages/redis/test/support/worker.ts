@@ -6,7 +6,17 @@
  * Started by `multiprocess.test.ts` with `fork(..., { execArgv: ['--import', 'tsx', '--conditions=@scanauth/source'] })`.
  */
 import { Redis } from 'ioredis'
-import { createScanAuth, type ChangeSet, type CommitResult, type LoadQuery, type LoadResult, type Store } from '@scanauth/core'
+import {
+  createScanAuth,
+  type ChangeSet,
+  type CommitResult,
+  type LedgerEntryRecord,
+  type LedgerQuery,
+  type LoadQuery,
+  type LoadResult,
+  type SessionSelector,
+  type Store,
+} from '@scanauth/core'
 import { RedisStore } from '../../src/index'
 
 /** A phase the parent asks for. */
@@ -14,6 +24,14 @@ export type Job =
   | { phase: 'scan'; scenes: string[]; openidFor: string[] }
   | { phase: 'grant'; openids: string[]; grantsEach: number; points: number }
   | { phase: 'consume'; tokens: string[]; consumesEach: number; lanesEach: number }
+  /** `count` concurrent grants of the same key; outcomes `id <authorization id>`. */
+  | { phase: 'grantKey'; openid: string; key: string; count: number; days: number }
+  /**
+   * `consumes` consumptions of `points` each in two lanes, and (when `revokeAfter` is set) a
+   * revocation of `authorizationId` once that many consumptions have been made; outcomes
+   * `<type> <authorization id>` for a consumption that spent, `revoked` for the revocation.
+   */
+  | { phase: 'revokeRace'; token: string; consumes: number; points: number; authorizationId: number; revokeAfter: number | null }
   | { phase: 'exit' }
 
 /** Outcomes of one phase in this process, by kind (e.g. `authorized`, `invalid`, `points`, `error`). */
@@ -39,6 +57,12 @@ class CountingStore implements Store {
     const result = await this.inner.commit(changes)
     if (!result.ok) this.conflicts++
     return result
+  }
+  listLedger(query: LedgerQuery): Promise<LedgerEntryRecord[]> {
+    return this.inner.listLedger(query)
+  }
+  endSessions(selector: SessionSelector, at: number): Promise<number> {
+    return this.inner.endSessions(selector, at)
   }
 }
 
@@ -80,6 +104,33 @@ async function run(job: Exclude<Job, { phase: 'exit' }>): Promise<PhaseReport> {
         ),
       ),
     )
+  } else if (job.phase === 'grantKey') {
+    await Promise.all(
+      Array.from({ length: job.count }, () =>
+        attempt(job.key, async () => {
+          const granted = await auth.grant({ openid: job.openid, type: 'time', durationSeconds: job.days * 86400, source: 'purchase', idempotencyKey: job.key })
+          return `id ${granted.id}`
+        }),
+      ),
+    )
+  } else if (job.phase === 'revokeRace') {
+    let made = 0
+    let revoking: Promise<void> | null = null
+    const lane = async () => {
+      while (made < job.consumes) {
+        made++
+        // Started beside the consumptions, not between them: the two race.
+        if (made === job.revokeAfter) {
+          revoking = attempt('revoke', async () => (await auth.revokeAuthorization({ authorizationId: job.authorizationId })).status)
+        }
+        await attempt(job.token, async () => {
+          const used = await auth.consume({ sessionToken: job.token, points: job.points })
+          return used.status === 'ok' ? `${used.authorization.type} ${used.authorization.id}` : used.status
+        })
+      }
+    }
+    await Promise.all([lane(), lane()])
+    await revoking
   } else {
     // A few lanes per token, each consuming one point at a time.
     await Promise.all(

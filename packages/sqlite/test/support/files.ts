@@ -70,6 +70,25 @@ export function dumpTables(db: Database.Database): StoreSnapshot {
       createdAt: num(r.created_at),
       expiresAt: num(r.expires_at),
     })),
+    ledger: all('SELECT * FROM scanauth_ledger ORDER BY id').map((r) => ({
+      id: num(r.id),
+      userId: num(r.user_id),
+      authorizationId: num(r.authorization_id),
+      kind: str(r.kind) as StoreSnapshot['ledger'][number]['kind'],
+      points: num(r.points),
+      remainingPoints: num(r.remaining_points),
+      at: num(r.at),
+      source: r.source === null ? null : str(r.source),
+      idempotencyKey: r.idempotency_key === null ? null : str(r.idempotency_key),
+      reason: r.reason === null ? null : str(r.reason),
+    })),
+    idempotency: all('SELECT * FROM scanauth_idempotency ORDER BY key').map((r) => ({
+      key: str(r.key),
+      fingerprint: str(r.fingerprint),
+      authorizationId: opt(r.authorization_id),
+      result: r.result === null ? null : str(r.result),
+      createdAt: num(r.created_at),
+    })),
   }
 }
 

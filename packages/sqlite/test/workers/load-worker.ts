@@ -19,6 +19,8 @@ let report = emptyReport()
 /** Counts commits and conflicts on the way through; everything else goes straight to SqliteStore. */
 const store: Store = {
   load: (query) => sqlite.load(query),
+  listLedger: (query) => sqlite.listLedger(query),
+  endSessions: (selector, at) => sqlite.endSessions(selector, at),
   async commit(changes) {
     const result = await sqlite.commit(changes)
     report.commits++
@@ -47,6 +49,14 @@ async function handle(command: Command): Promise<void> {
       return phase(command.tasks, grantPoints)
     case 'consume':
       return phase(command.tokens, consumeOne)
+    case 'grant-keyed':
+      return phase(Array.from({ length: command.count }, () => command), grantKeyed)
+    case 'consume-revoke': {
+      // The revocation goes in at its place in this worker's shuffled list, so LANES - 1 consumes are in flight around it.
+      const tokens: Array<string | null> = shuffle(command.tokens)
+      tokens.splice(command.revokeAfter, 0, null)
+      return phase(tokens, (token) => (token === null ? revokeOne(command) : consumeOne(token)), { shuffle: false })
+    }
     case 'loop':
       report = emptyReport()
       await loop(command)
@@ -62,9 +72,9 @@ async function handle(command: Command): Promise<void> {
   }
 }
 
-/** Runs `work` over every item, in this worker's own shuffled order, with LANES in flight; then reports. */
-async function phase<T>(tasks: T[], work: (item: T) => Promise<void>): Promise<void> {
-  const items = shuffle(tasks)
+/** Runs `work` over every item, in this worker's own shuffled order (unless told not to), with LANES in flight; then reports. */
+async function phase<T>(tasks: T[], work: (item: T) => Promise<void>, options = { shuffle: true }): Promise<void> {
+  const items = options.shuffle ? shuffle(tasks) : tasks
   report = emptyReport()
   let next = 0
   await Promise.all(
@@ -92,6 +102,18 @@ async function grantPoints({ openid, points }: { openid: string; points: number 
   await auth.grant({ openid, type: 'points', points, source: 'purchase' })
   report.grants++
   report.pointsGranted += points
+}
+
+async function grantKeyed({ openid, points, key }: Extract<Command, { kind: 'grant-keyed' }>): Promise<void> {
+  const authorization = await auth.grant({ openid, type: 'points', points, source: 'purchase', idempotencyKey: key })
+  report.grants++
+  report.authorizationIds.push(authorization.id)
+}
+
+async function revokeOne({ authorizationId, reason }: Extract<Command, { kind: 'consume-revoke' }>): Promise<void> {
+  const authorization = await auth.revokeAuthorization({ authorizationId, reason })
+  if (authorization.status !== 'revoked') throw new Error(`revokeAuthorization answered status ${authorization.status}`)
+  report.revokes++
 }
 
 async function consumeOne(sessionToken: string): Promise<void> {

@@ -16,6 +16,13 @@ export type Command =
   | { kind: 'grant'; now: number; tasks: Array<{ openid: string; points: number }> }
   /** Consume one point with each token, in order. */
   | { kind: 'consume'; now: number; tokens: string[] }
+  /** Grant `points` to `openid` `count` times, every time with the same idempotency key. */
+  | { kind: 'grant-keyed'; now: number; openid: string; points: number; key: string; count: number }
+  /**
+   * Consume one point with each token (shuffled), and revoke `authorizationId` once `revokeAfter`
+   * of those consumptions have been started, while the rest are still in flight.
+   */
+  | { kind: 'consume-revoke'; now: number; tokens: string[]; revokeAfter: number; authorizationId: number; reason: string }
   /**
    * Until `stop`: scan shared scenes with shared openids, grant points to shared and own openids,
    * consume with own tokens, poll. Reports progress every `progressEvery` operations.
@@ -37,6 +44,10 @@ export interface Report {
   /** Points granted to the worker's own openids (the crash test). */
   ownPointsGranted: number
   consumes: { ok: number; need_purchase: number; insufficient_points: number }
+  /** The id of the authorization each keyed grant returned, in the order they returned. */
+  authorizationIds: number[]
+  /** Revocations made (each answered with status `revoked`). */
+  revokes: number
   /** Commits through the worker's store, and how many of them reported a conflict (then retried). */
   commits: number
   conflicts: number
@@ -51,7 +62,7 @@ export type Reply =
 
 /** An empty report. */
 export function emptyReport(): Report {
-  return { scans: 0, invalid: 0, processed: [], polls: 0, grants: 0, pointsGranted: 0, ownPointsGranted: 0, consumes: { ok: 0, need_purchase: 0, insufficient_points: 0 }, commits: 0, conflicts: 0 }
+  return { scans: 0, invalid: 0, processed: [], polls: 0, grants: 0, pointsGranted: 0, ownPointsGranted: 0, consumes: { ok: 0, need_purchase: 0, insufficient_points: 0 }, authorizationIds: [], revokes: 0, commits: 0, conflicts: 0 }
 }
 
 /** A forked worker seen from the parent. */

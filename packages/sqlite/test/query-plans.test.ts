@@ -1,0 +1,75 @@
+// The query plan of every statement SqliteStore runs to read or to find rows, from EXPLAIN QUERY
+// PLAN on a current file: each is an indexed search, never a scan of one of our tables, and the
+// user load never walks the user's queue (docs/behaviour.md, "Activation": only the head counts).
+import { describe, expect, it } from 'vitest'
+import { prepareStatements } from '../src/statements'
+import { useTempFile } from './support/fixture'
+
+const fixture = useTempFile()
+
+/** For the running test: the plan lines of a prepared statement of the store, by its name in `Statements`. */
+function planner(): (name: string) => string[] {
+  const db = fixture.openStore().database
+  const statements = prepareStatements(db) as unknown as Record<string, { source: string } | undefined>
+  return (name) => {
+    const source = statements[name]?.source
+    if (source === undefined) throw new Error(`no statement ${name}`)
+    return (db.prepare(`EXPLAIN QUERY PLAN ${source}`).all(...placeholders(source)) as Array<{ detail: string }>).map((r) => r.detail)
+  }
+}
+
+const HEAD_OF_QUEUE = /SEARCH h USING COVERING INDEX scanauth_authorizations_by_user \(user_id=\? AND status=\?\)/
+const ACTIVE = /SEARCH a USING INDEX scanauth_authorizations_by_user \(user_id=\? AND status=\?\)/
+
+describe('query plans', () => {
+  it('answers every lookup, expectation, entitlement statement and purge step from an index', () => {
+    const planOf = planner()
+    const expectations: Record<string, RegExp[]> = {
+      sceneByStr: [/SEARCH scanauth_scenes USING INDEX scanauth_scenes_by_scene_str \(scene_str=\?\)/],
+      userById: [/SEARCH u USING INTEGER PRIMARY KEY \(rowid=\?\)/, ACTIVE, /SEARCH a USING INTEGER PRIMARY KEY \(rowid=\?\)/, HEAD_OF_QUEUE],
+      userByOpenid: [/SEARCH u USING INDEX scanauth_users_by_openid \(openid=\?\)/, ACTIVE, HEAD_OF_QUEUE],
+      userWithQueueById: [/SEARCH u USING INTEGER PRIMARY KEY \(rowid=\?\)/, ACTIVE],
+      userWithQueueByOpenid: [/SEARCH u USING INDEX scanauth_users_by_openid \(openid=\?\)/, ACTIVE],
+      authorizationById: [/SEARCH scanauth_authorizations USING INTEGER PRIMARY KEY \(rowid=\?\)/],
+      sessionByToken: [/SEARCH scanauth_sessions USING INDEX scanauth_sessions_by_token \(token=\?\)/],
+      latestSessionOfScene: [/SEARCH scanauth_sessions USING (COVERING )?INDEX scanauth_sessions_by_scene \(scene_id=\?\)/],
+      idempotencyByKey: [/SEARCH scanauth_idempotency USING PRIMARY KEY \(key=\?\)/],
+      ledgerPage: [/SEARCH scanauth_ledger USING INDEX scanauth_ledger_by_user \(user_id=\? AND id>\?\)/],
+      sceneIdByStr: [/USING (COVERING )?INDEX scanauth_scenes_by_scene_str/],
+      sceneVersion: [/USING INTEGER PRIMARY KEY/],
+      userIdByOpenid: [/USING (COVERING )?INDEX scanauth_users_by_openid/],
+      userVersion: [/USING INTEGER PRIMARY KEY/],
+      idempotencyTaken: [/SEARCH scanauth_idempotency USING PRIMARY KEY \(key=\?\)/],
+      endSessionByToken: [/SEARCH scanauth_sessions USING INDEX scanauth_sessions_by_token \(token=\?\)/],
+      endSessionsOfUser: [/SEARCH scanauth_sessions USING INDEX scanauth_sessions_by_user \(user_id=\? AND expires_at>\?\)/],
+      purgeSceneCandidates: [/SEARCH s USING (COVERING )?INDEX scanauth_scenes_by_expiry/, /SEARCH x USING (COVERING )?INDEX scanauth_sessions_by_scene/],
+      purgeSessions: [/USING (COVERING )?INDEX scanauth_sessions_by_expiry/],
+    }
+    for (const [name, patterns] of Object.entries(expectations)) {
+      const details = planOf(name)
+      for (const pattern of patterns) expect(details.some((d) => pattern.test(d)), `${name}: ${details.join(' | ')}`).toBe(true)
+      // No full scan of any of our tables.
+      expect(details.filter((d) => /^SCAN (scanauth_|u\b|a\b|h\b|s\b|x\b)/.test(d)), name).toEqual([])
+    }
+  })
+
+  it('loads a user without walking its queue: the head is the first entry of the pending range, in index order', () => {
+    const planOf = planner()
+    for (const name of ['userById', 'userByOpenid']) {
+      const details = planOf(name)
+      // A sort would mean reading every pending entry to find the first; in index order, LIMIT 1
+      // stops at the first entry of the range.
+      expect(details.filter((d) => /TEMP B-TREE/.test(d)), `${name}: ${details.join(' | ')}`).toEqual([])
+      expect(details.filter((d) => HEAD_OF_QUEUE.test(d)), name).toHaveLength(1)
+      // The active ones come from their own (user_id, 'active') range, never from the pending one.
+      expect(details.filter((d) => ACTIVE.test(d)), name).toHaveLength(1)
+    }
+  })
+})
+
+/** Binds every placeholder of a statement (positional or named) to a dummy value, for EXPLAIN. */
+function placeholders(sql: string): unknown[] {
+  const named = [...sql.matchAll(/@(\w+)/g)].map((m) => m[1] as string)
+  if (named.length > 0) return [Object.fromEntries(named.map((n) => [n, 1]))]
+  return [...sql.matchAll(/\?/g)].map(() => 1)
+}
