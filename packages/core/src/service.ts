@@ -39,6 +39,8 @@ const MAX_ATTEMPTS = 100
  * })
  * const { sceneStr, qrUrl } = await auth.createScene({ deviceId: 'tv-livingroom' })
  * ```
+ *
+ * @throws ScanAuthError `invalid_options` when an option is missing or out of range; the message names it.
  */
 export function createScanAuth(options: ScanAuthOptions): ScanAuth {
   const config = resolveOptions(options)

@@ -9,6 +9,7 @@
  */
 import { NEW_USER, type AssignedIds, type ChangeSet, type CommitResult, type UserRef } from '@scanauth/core'
 import { encodeAuthorization, encodeUser, isLive, num, sceneTail, sessionTail } from './codec'
+import { describeReply, RedisStoreError } from './errors'
 import { KEEP_TTL, relativeTtl } from './expiry'
 
 /** What the arguments depend on besides the change set. */
@@ -75,17 +76,17 @@ function userRef(ref: UserRef | null, insertsUser: boolean): string {
   if (ref === null) return ''
   if (ref !== NEW_USER) return num(ref)
   // A dangling NEW_USER would be stored as "no user": refuse it before anything is sent.
-  if (!insertsUser) throw new TypeError('RedisStore: NEW_USER used in a change set that inserts no user')
+  if (!insertsUser) throw new RedisStoreError('invalid_change_set', 'NEW_USER used in a change set that inserts no user')
   return '@'
 }
 
 /** The commit script's reply as a {@link CommitResult}. */
 export function parseCommitReply(reply: unknown): CommitResult {
-  if (typeof reply !== 'string') throw new Error(`RedisStore: unexpected commit reply ${JSON.stringify(reply)}`)
+  if (typeof reply !== 'string') throw new RedisStoreError('unexpected_reply', `unexpected commit reply ${describeReply(reply)}`)
   if (reply === 'conflict|scene') return { ok: false, conflict: 'scene' }
   if (reply === 'conflict|user') return { ok: false, conflict: 'user' }
   const parts = reply.split('|')
-  if (parts.length !== 5 || parts[0] !== 'ok') throw new Error(`RedisStore: unexpected commit reply ${JSON.stringify(reply)}`)
+  if (parts.length !== 5 || parts[0] !== 'ok') throw new RedisStoreError('unexpected_reply', `unexpected commit reply ${describeReply(reply)}`)
   const ids: AssignedIds = {
     sceneId: optionalId(parts[1]),
     userId: optionalId(parts[2]),

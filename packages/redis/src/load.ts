@@ -7,6 +7,7 @@
  */
 import type { LoadQuery, LoadResult } from '@scanauth/core'
 import { decodeAuthorizationHash, decodeScene, decodeSession, decodeUser } from './codec'
+import { describeReply, RedisStoreError } from './errors'
 
 /** Whether `query` asks for exactly one of: the scene, the session (the single-GET loads). */
 export function singleGet(query: LoadQuery): 'scene' | 'session' | 'none' | null {
@@ -17,7 +18,7 @@ export function singleGet(query: LoadQuery): 'scene' | 'session' | 'none' | null
 
 /** The load script's ARGV for `query` (see `scripts/load.ts`). */
 export function loadArgs(query: LoadQuery, prefix: string): string[] {
-  if (query.userId !== undefined && query.openid !== undefined) throw new TypeError('RedisStore: load takes userId or openid, not both')
+  if (query.userId !== undefined && query.openid !== undefined) throw new RedisStoreError('invalid_query', 'load takes userId or openid, not both')
   return [
     prefix,
     query.sceneStr ?? '',
@@ -30,7 +31,7 @@ export function loadArgs(query: LoadQuery, prefix: string): string[] {
 
 /** Decodes the load script's reply (see `scripts/load.ts` for its shape). */
 export function decodeLoadReply(query: LoadQuery, reply: unknown): LoadResult {
-  if (!Array.isArray(reply) || reply.length !== 7) throw new Error('RedisStore: unexpected load reply')
+  if (!Array.isArray(reply) || reply.length !== 7) throw new RedisStoreError('unexpected_reply', `unexpected load reply ${describeReply(reply)}`)
   const [scene, userId, user, authorizations, session, latestToken, latest] = reply as [
     string | null,
     string | null,

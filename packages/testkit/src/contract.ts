@@ -15,7 +15,7 @@ import { storeApiSuite } from './suites/store-api'
 
 /**
  * Registers the Store contract suite for one store: the Store methods themselves, then every row
- * of the specification's transition tables, the poll decision order, the ten scan steps, FIFO,
+ * of the transition tables of docs/behaviour.md, the poll decision order, the ten scan steps, FIFO,
  * the expiry boundaries, sessions and consumption, and concurrency, all through `createScanAuth`
  * with a manual clock. Each test gets a fresh harness from `factory` and cleans it up afterwards.
  *

@@ -30,7 +30,7 @@ export interface HttpResponse {
   status: number
   /** Response headers (lower-case names): content type, `cache-control: no-store`, `allow`, `www-authenticate`. */
   headers?: Record<string, string>
-  /** The JSON body: the specification's wire shape, or `{detail}` for errors. */
+  /** The JSON body: the wire shape of docs/behaviour.md, or `{detail}` for errors. */
   body: unknown
 }
 

@@ -1,6 +1,6 @@
 /**
- * Granting a time or points authorization (the specification leaves creation "not shown"; DESIGN.md
- * decides): create it `pending`, then run the activation step, so it becomes `active` at once when
+ * Granting a time or points authorization (docs/behaviour.md, B-grant-1…3; creation is
+ * our decision D-points): create it `pending`, then run the activation step, so it becomes `active` at once when
  * the user has nothing active, and otherwise waits its FIFO turn.
  */
 import type { UserAggregate } from '../records'
