@@ -3,7 +3,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'docs/api/**', '**/test-output/**', '**/data/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'docs/api/**', '**/test-output/**', '**/data/**', 'test/.snippets/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

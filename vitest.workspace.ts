@@ -4,4 +4,5 @@
 export default [
   'packages/*/vitest.config.ts',
   'examples/*/vitest.config.ts',
+  'test/vitest.config.ts', // repository-wide tests (project `repo`): docs, packaging
 ]

@@ -5,7 +5,7 @@
  *
  * - `express`: an Express 5 app with `scanAuthRouter(auth)` at `/auth` (MemoryStore);
  *   `express-bare`: an Express 5 app with one route, `GET /bare/status`, answering `{status: 'pending'}`;
- * - `koa`: a Koa 3 app with `scanAuthMiddleware(auth, { prefix: '/auth' })` (MemoryStore);
+ * - `koa`: a Koa 3 app with `scanAuthMiddleware(auth, { basePath: '/auth' })` (MemoryStore);
  *   `koa-bare`: a Koa 3 app whose one middleware answers `GET /bare/status` the same way.
  *
  * One framework per process, as in an application: with both in one process, core's handler would
@@ -22,8 +22,8 @@ import type { AddressInfo } from 'node:net'
 import express from 'express'
 import Koa from 'koa'
 import { createScanAuth, MemoryStore } from '@scanauth/core'
-import { scanAuthRouter } from '../examples/express/src/middleware'
-import { scanAuthMiddleware } from '../examples/koa/src/middleware'
+import { scanAuthRouter } from '@scanauth/express'
+import { scanAuthMiddleware } from '@scanauth/koa'
 
 /** The frameworks this file can serve. */
 export type HttpFramework = 'express' | 'koa'
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
       return { app, bare }
     }
     const app = new Koa()
-    app.use(scanAuthMiddleware(auth, { prefix: '/auth' }))
+    app.use(scanAuthMiddleware(auth, { basePath: '/auth' }))
     const bare = new Koa()
     bare.use(async (ctx, next) => {
       if (ctx.path !== '/bare/status' || ctx.method !== 'GET') return next()

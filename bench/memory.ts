@@ -6,7 +6,7 @@
  *
  * The baselines keep the same facts (scenes by scene_str, users by openid, each user's active
  * authorization, sessions by token, a scene's latest session) in plain objects and do only what
- * the specification demands: the random scene_str and session token (the same CSPRNG calls), the
+ * docs/behaviour.md demands: the random scene_str and session token (the same CSPRNG calls), the
  * expiry checks, the status decision and the answer object. They skip what the library adds for
  * safety and generality: input validation, copies of records on load and commit, version checks,
  * the activation step over the user's live authorizations, change sets, ISO timestamps in answers

@@ -268,7 +268,7 @@ export function renderReport(env: Environment, results: Results): string {
     '',
     '### MemoryStore (`bench/memory.ts`)',
     '',
-    'Baseline: the same operation written by hand on plain `Map`s, doing only what the specification',
+    'Baseline: the same operation written by hand on plain `Map`s, doing only what [behaviour.md](behaviour.md)',
     'demands (the CSPRNG scene_str and session token, the expiry checks, the status decision, the',
     'answer object) and none of what the library adds for safety and generality (input validation,',
     'record copies, version checks, the activation step, change sets, ISO timestamps). The ratios say',

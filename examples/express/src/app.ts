@@ -1,17 +1,13 @@
 /**
  * The Express example app: an ordinary Express app (a global JSON parser, routes of its own) with
  * scanauth mounted at `/auth`, the WeChat callback at `/wechat/callback`, and the demo page at `/`.
+ * The configuration, store and platform wiring, and the page are `@scanauth/example-shared`'s.
  *
  * @module
  */
 import express, { type ErrorRequestHandler, type Express } from 'express'
-import { scanAuthRouter, wechatCallbackMiddleware } from './middleware'
-import type { ExampleConfig } from './config'
-import { listenAndWire, type RunningServer } from './serve'
-import { createWiring, PUBLIC_DIR, type Wiring } from './wiring'
-
-export { configFromEnv, type ExampleConfig } from './config'
-export type { RunningServer } from './serve'
+import { scanAuthRouter, wechatCallbackMiddleware } from '@scanauth/express'
+import { createWiring, listenAndWire, PUBLIC_DIR, type ExampleConfig, type RunningServer, type Wiring } from '@scanauth/example-shared'
 
 /** Builds the app for `config` (store, platform, routes); `wiring.close()` releases them. */
 export async function createApp(config: ExampleConfig): Promise<{ app: Express; wiring: Wiring }> {

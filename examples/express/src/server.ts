@@ -1,8 +1,9 @@
 /**
- * `npm start`: the Express example server, configured from the environment (see `config.ts`). With no
- * WeChat account configured it starts the WeChat emulator in-process, so it runs anywhere.
+ * `npm start`: the Express example server, configured from the environment (see
+ * `examples/shared/src/config.ts`). With no WeChat account configured it starts the WeChat emulator
+ * in-process, so it runs anywhere.
  */
 import { startServer } from './app'
-import { main } from './serve'
+import { main } from '@scanauth/example-shared'
 
 await main(startServer)

@@ -1,8 +1,9 @@
-// The Express example server (src/app.ts) over real sockets: the shared suite, then what is Express's own.
+// The Express example server (src/app.ts) over real sockets: the suite both examples share, then the
+// shared configuration's reading of the environment (tested once, here).
 import { describe, expect, it } from 'vitest'
-import { configFromEnv, startServer } from '../src/app'
-import { ConfigError } from '../src/config'
-import { describeExampleApp } from './app-suite'
+import { ConfigError, configFromEnv } from '@scanauth/example-shared'
+import { describeExampleApp } from '@scanauth/example-shared/testing'
+import { startServer } from '../src/app'
 
 describeExampleApp('express', startServer)
 

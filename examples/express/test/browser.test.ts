@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { startServer } from '../src/app'
-import type { RunningServer } from '../src/serve'
+import type { RunningServer } from '@scanauth/example-shared'
 
 const CHROMIUM = '/usr/bin/chromium'
 const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url))

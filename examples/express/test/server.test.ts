@@ -1,4 +1,4 @@
 // `npm start` boots the Express example exactly as a person would run it.
-import { describeNpmStart } from './start-suite'
+import { describeNpmStart } from '@scanauth/example-shared/testing'
 
 describeNpmStart('start', 'express')

@@ -1,19 +1,14 @@
 /**
  * The Koa example app: an ordinary Koa app (@koa/bodyparser, routes of its own) with scanauth at
  * `/auth`, the WeChat callback at `/wechat/callback`, and the demo page at `/`. The configuration,
- * store and platform wiring, and the page are the Express example's (one copy, shared by path).
+ * store and platform wiring, and the page are `@scanauth/example-shared`'s.
  *
  * @module
  */
 import Koa from 'koa'
 import { bodyParser } from '@koa/bodyparser'
-import { scanAuthMiddleware, wechatCallbackMiddleware } from './middleware'
-import type { ExampleConfig } from '../../express/src/config'
-import { listenAndWire, type RunningServer } from '../../express/src/serve'
-import { createWiring, publicFile, type Wiring } from '../../express/src/wiring'
-
-export { configFromEnv, type ExampleConfig } from '../../express/src/config'
-export type { RunningServer } from '../../express/src/serve'
+import { scanAuthMiddleware, wechatCallbackMiddleware } from '@scanauth/koa'
+import { createWiring, listenAndWire, publicFile, type ExampleConfig, type RunningServer, type Wiring } from '@scanauth/example-shared'
 
 /** Builds the app for `config` (store, platform, routes); `wiring.close()` releases them. */
 export async function createApp(config: ExampleConfig): Promise<{ app: Koa; wiring: Wiring }> {
@@ -31,7 +26,7 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Koa; wiri
   // The app's own global parser: scanauth and the WeChat callback work beside it.
   app.use(bodyParser())
 
-  app.use(scanAuthMiddleware(wiring.auth, { prefix: '/auth', onError: wiring.logError }))
+  app.use(scanAuthMiddleware(wiring.auth, { basePath: '/auth', onError: wiring.logError }))
   app.use(wechatCallbackMiddleware(wiring.wechatCallback, { path: '/wechat/callback' }))
 
   // Routes of the app itself. `/api/me` shows how a route of yours checks the session.

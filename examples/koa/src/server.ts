@@ -1,9 +1,9 @@
 /**
  * `npm run start:koa`: the Koa example server, configured from the environment (see
- * `examples/express/src/config.ts`). With no WeChat account configured it starts the WeChat emulator
+ * `examples/shared/src/config.ts`). With no WeChat account configured it starts the WeChat emulator
  * in-process, so it runs anywhere.
  */
 import { startServer } from './app'
-import { main } from '../../express/src/serve'
+import { main } from '@scanauth/example-shared'
 
 await main(startServer)

@@ -1,4 +1,4 @@
 // `npm run start:koa` boots the Koa example exactly as a person would run it.
-import { describeNpmStart } from '../../express/test/start-suite'
+import { describeNpmStart } from '@scanauth/example-shared/testing'
 
 describeNpmStart('start:koa', 'koa')

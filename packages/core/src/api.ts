@@ -186,7 +186,7 @@ export interface ScanAuth {
    */
   createScene(input: { deviceId: string }): Promise<CreateSceneResult>
   /**
-   * Answers a device's poll by the specification's decision order. A pending poll is one read.
+   * Answers a device's poll in the decision order of docs/behaviour.md (B-poll-1…5). A pending poll is one read.
    * An unknown scene throws `ScanAuthError` `scene_not_found` (404).
    */
   getStatus(sceneStr: string): Promise<StatusResult>

@@ -22,6 +22,12 @@ export const ERROR_STATUS = {
   idempotency_conflict: 409,
   /** An unexpected failure inside scanauth or its store. */
   internal_error: 500,
+  /**
+   * The options given to `createScanAuth` are invalid (a missing store, a negative lifetime). A mistake
+   * in the application's code, thrown at start-up; it has no HTTP meaning, and 500 is what it would be
+   * if it ever reached a response: the server, not the client, is at fault.
+   */
+  invalid_options: 500,
   /** The messaging platform could not create the QR code. */
   qr_creation_failed: 502,
   /** Too many concurrent writers on one scene or user; nothing was changed, the call may be repeated. */

@@ -3,7 +3,8 @@
  *
  * - {@link createScanAuth}: the service (scenes, scans, the free trial, grants, consumption, sessions).
  * - {@link MemoryStore} and the {@link Store} contract that `@scanauth/sqlite` and `@scanauth/redis` implement.
- * - {@link createHttpHandler}: the specification's routes as one framework-neutral function.
+ * - {@link createHttpHandler}: the routes of docs/behaviour.md as one framework-neutral function.
+ * - {@link createFetchHandler}: the same routes as a Fetch-standard `(Request) => Promise<Response>`.
  * - {@link ScanAuthError}: the one error class, with a stable `code` and an HTTP `status`.
  *
  * @packageDocumentation
@@ -67,4 +68,6 @@ export type {
 export { createHttpHandler } from './http/handler'
 export type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from './http/types'
 export { readRawBody, firstQueryValues } from './http/node-body'
+export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './http/fetch-handler'
+export { readFetchBody } from './http/fetch-body'
 export { SCENE_STR_PATTERN, newSceneStr, newSessionToken } from './random'

@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from 'zod'
+import { ScanAuthError } from './errors'
 import type { QrProvider } from './qr'
 import type { Store } from './store'
 import type { ScanEvent, ActivationEvent } from './hooks'
@@ -55,10 +56,10 @@ export interface ScanAuthOptions {
 /** Options after parsing: every default filled in. */
 export type ResolvedOptions = z.infer<typeof optionsSchema>
 
-/** Parses and completes the options, or throws a `TypeError` naming the bad one. */
+/** Parses and completes the options, or throws a `ScanAuthError` `invalid_options` naming the bad one. */
 export function resolveOptions(options: ScanAuthOptions): ResolvedOptions {
   const result = optionsSchema.safeParse(options)
   if (result.success) return result.data
   const issue = result.error.issues[0]
-  throw new TypeError(`createScanAuth: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid options'}`)
+  throw new ScanAuthError('invalid_options', `createScanAuth: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid options'}`)
 }

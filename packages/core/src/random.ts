@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 
-/** The specification's scene_str format: `pc_` and 32 lowercase hexadecimal characters. */
+/** The scene_str format (docs/behaviour.md, B-res-1): `pc_` and 32 lowercase hexadecimal characters. */
 export const SCENE_STR_PATTERN = /^pc_[0-9a-f]{32}$/
 
 /** A new scene_str: `pc_` followed by 16 random bytes in lowercase hex (35 characters). */

@@ -1,6 +1,6 @@
 /**
- * The stored records: what a {@link Store} keeps, exactly as the specification's resources
- * (section 2), plus the optimistic-concurrency `version` of each aggregate.
+ * The stored records: what a {@link Store} keeps, exactly as the resources of
+ * docs/behaviour.md, plus the optimistic-concurrency `version` of each aggregate.
  *
  * All timestamps are epoch milliseconds taken from the injected clock. Public results of
  * `createScanAuth` turn them into ISO 8601 strings (see `views.ts`).

@@ -33,6 +33,8 @@ import { createSceneInput, parseInput, scanInput } from './validation'
  * })
  * const { sceneStr, qrUrl } = await auth.createScene({ deviceId: 'tv-livingroom' })
  * ```
+ *
+ * @throws ScanAuthError `invalid_options` when an option is missing or out of range; the message names it.
  */
 export function createScanAuth(options: ScanAuthOptions): ScanAuth {
   const config = resolveOptions(options)

@@ -1,6 +1,6 @@
 /**
  * The storage contract. A store only loads records and commits change sets atomically; every
- * rule of the specification lives in `@scanauth/core` (see `docs/architecture.md`).
+ * rule of docs/behaviour.md lives in `@scanauth/core` (see `docs/architecture.md`).
  *
  * ## Implementing a store
  *
@@ -28,8 +28,8 @@
  *
  * ## Testing your store
  *
- * Run `describeStoreContract` from `@scanauth/testkit` against it: it exercises every rule of the
- * specification through `createScanAuth`, including concurrent commits.
+ * Run `describeStoreContract` from `@scanauth/testkit` against it: it exercises every rule of
+ * docs/behaviour.md through `createScanAuth`, including concurrent commits.
  *
  * @module
  */

@@ -7,7 +7,7 @@
 import { z } from 'zod'
 import { ScanAuthError } from './errors'
 
-/** No C0/C1 control characters (DESIGN.md: identifiers are 1–128 characters, no control characters). */
+/** No C0/C1 control characters (docs/behaviour.md, D-identifiers: 1–128 characters, no control characters). */
 // eslint-disable-next-line no-control-regex
 const NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f]*$/
 

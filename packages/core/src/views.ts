@@ -7,7 +7,7 @@
 import type { AuthorizationRecord, AuthorizationStatus, AuthorizationType, LedgerEntryRecord, LedgerKind, UserRecord } from './records'
 import type { AuthorizationDraft } from './rules/authorizations'
 
-/** The authorization summary of a poll (specification section 2, wire shape, in camelCase). */
+/** The authorization summary of a poll (docs/behaviour.md, B-wire-1, in camelCase). */
 export interface AuthorizationSummary {
   /** `time` or `points`. */
   type: AuthorizationType

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { createHttpHandler, createScanAuth, MemoryStore, type HttpHandler } from '@scanauth/core'
+import { createHttpHandler, createScanAuth, ERROR_STATUS, MemoryStore, type HttpHandler } from '@scanauth/core'
 import { ManualClock, RecordingQrProvider } from '@scanauth/testkit'
 
 let clock: ManualClock
@@ -26,7 +26,7 @@ async function authorizedToken() {
 }
 
 describe('POST create_scene', () => {
-  it('answers the specification body: scene_str, qr_url, expires_in', async () => {
+  it('answers the documented body: scene_str, qr_url, expires_in', async () => {
     const res = await createScene()
     expect(res?.status).toBe(200)
     expect(res?.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
@@ -150,7 +150,11 @@ describe('routing', () => {
   })
 
   it('answers 405 with Allow for a wrong method on our paths', async () => {
-    expect(await handle({ method: 'GET', path: '/auth/create_scene' })).toMatchObject({ status: 405, headers: { allow: 'POST' }, body: { detail: expect.any(String) } })
+    expect(await handle({ method: 'GET', path: '/auth/create_scene' })).toEqual({
+      status: ERROR_STATUS.method_not_allowed,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', allow: 'POST' },
+      body: { detail: 'Method GET is not allowed; use POST' },
+    })
     expect(await handle({ method: 'DELETE', path: '/auth/status' })).toMatchObject({ status: 405, headers: { allow: 'GET' } })
     expect(await handle({ method: 'POST', path: '/auth/session' })).toMatchObject({ status: 405 })
     expect(await handle({ method: 'GET', path: '/auth/consume' })).toMatchObject({ status: 405 })

@@ -103,7 +103,7 @@ async function run(commands: Command[]) {
   }
 }
 
-describe('model-based: createScanAuth agrees with a reference model of the specification', () => {
+describe('model-based: createScanAuth agrees with a reference model of docs/behaviour.md', () => {
   it(`holds for ${MODEL_RUNS} random command sequences`, async () => {
     await fc.assert(fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 60 }), run), { numRuns: MODEL_RUNS })
   })

@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest'
-import { createScanAuth, MemoryStore, type ActivationEvent, type ScanEvent, type Store } from '@scanauth/core'
+import { createScanAuth, MemoryStore, ScanAuthError, type ActivationEvent, type ScanEvent, type Store } from '@scanauth/core'
 import { ManualClock, RecordingQrProvider } from '@scanauth/testkit'
 
 describe('createScanAuth options', () => {
-  it('rejects a missing store or qr provider and bad lifetimes with a TypeError naming the option', () => {
+  it('rejects a missing store or qr provider and bad lifetimes with ScanAuthError invalid_options naming the option', () => {
     const qr = new RecordingQrProvider()
+    const thrown = (() => {
+      try {
+        createScanAuth({ store: new MemoryStore(), qr, sceneTtlSeconds: -5 })
+      } catch (error) {
+        return error
+      }
+      return undefined
+    })()
+    expect(thrown).toBeInstanceOf(ScanAuthError)
+    expect(thrown).toMatchObject({ code: 'invalid_options', status: 500, message: expect.stringMatching(/^createScanAuth: sceneTtlSeconds/) })
     expect(() => createScanAuth({ store: {} as Store, qr })).toThrow(/store/)
     expect(() => createScanAuth({ store: new MemoryStore(), qr: {} as never })).toThrow(/qr/)
     expect(() => createScanAuth({ store: new MemoryStore(), qr, sceneTtlSeconds: 0 })).toThrow(/sceneTtlSeconds/)

@@ -19,7 +19,7 @@
  * @module
  */
 import type { IdempotencyRecord, LedgerEntryRecord, LedgerKind, NewIdempotencyRecord, NewLedgerEntry } from '@scanauth/core'
-import { fields, MalformedRecordError, num, readNum, SEP } from './codec'
+import { fields, malformed, num, readNum, SEP } from './codec'
 
 const KIND = { grant: 'g', activate: 'a', consume: 'c', expire: 'e', exhaust: 'x', revoke: 'r' } as const satisfies Record<LedgerKind, string>
 const KIND_OF = new Map<string, LedgerKind>(Object.entries(KIND).map(([k, v]) => [v, k as LedgerKind]))
@@ -33,7 +33,7 @@ export function ledgerTail(entry: NewLedgerEntry): string {
 export function decodeLedgerEntry(userId: number, value: string): LedgerEntryRecord {
   const f = fields(value, 7, 'ledger entry')
   const kind = KIND_OF.get(f[2] as string)
-  if (kind === undefined) throw new MalformedRecordError('ledger entry', value)
+  if (kind === undefined) throw malformed('ledger entry', value)
   const [source, idempotencyKey, reason] = readStrings(f[6], 3, 'ledger entry', value)
   return {
     id: readNum(f[0], 'ledger entry', value),
@@ -58,7 +58,7 @@ export function idempotencyTail(record: NewIdempotencyRecord): string {
 export function decodeIdempotency(key: string, value: string): IdempotencyRecord {
   const f = fields(value, 3, 'idempotency record')
   const [fingerprint, result] = readStrings(f[2], 2, 'idempotency record', value)
-  if (typeof fingerprint !== 'string') throw new MalformedRecordError('idempotency record', value)
+  if (typeof fingerprint !== 'string') throw malformed('idempotency record', value)
   return {
     key,
     fingerprint,
@@ -81,13 +81,13 @@ function readStrings(field: string | undefined, count: number, kind: string, val
   try {
     parsed = JSON.parse(field ?? '')
   } catch {
-    throw new MalformedRecordError(kind, value)
+    throw malformed(kind, value)
   }
-  if (!Array.isArray(parsed) || parsed.length > count) throw new MalformedRecordError(kind, value)
+  if (!Array.isArray(parsed) || parsed.length > count) throw malformed(kind, value)
   const out: Array<string | null> = []
   for (let i = 0; i < count; i++) {
     const item: unknown = parsed[i] ?? null
-    if (item !== null && typeof item !== 'string') throw new MalformedRecordError(kind, value)
+    if (item !== null && typeof item !== 'string') throw malformed(kind, value)
     out.push(item)
   }
   return out

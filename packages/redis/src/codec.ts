@@ -33,6 +33,7 @@ import type {
   SessionRecord,
   UserRecord,
 } from '@scanauth/core'
+import { RedisStoreError } from './errors'
 
 /** The field separator. */
 export const SEP = '|'
@@ -47,12 +48,12 @@ const SCENE_STATUS_OF = invert(SCENE_STATUS)
 const AUTH_STATUS_OF = invert(AUTH_STATUS)
 const AUTH_TYPE_OF = invert(AUTH_TYPE)
 
-/** Raised when a stored value cannot be decoded: the key holds something this store did not write. */
-export class MalformedRecordError extends Error {
-  constructor(kind: string, value: string) {
-    super(`RedisStore: malformed ${kind} record ${JSON.stringify(value.slice(0, 80))}`)
-    this.name = 'MalformedRecordError'
-  }
+/**
+ * The error for a stored value that cannot be decoded: the key holds something this store did not
+ * write. The value is quoted up to 80 characters, enough to recognise it in a log.
+ */
+export function malformed(kind: string, value: string): RedisStoreError {
+  return new RedisStoreError('malformed_record', `malformed ${kind} record ${JSON.stringify(value.slice(0, 80))}`)
 }
 
 // ---- scenes -------------------------------------------------------------------------------------
@@ -85,7 +86,7 @@ export function decodeScene(sceneStr: string, value: string): SceneRecord {
   // One check for every number (NaN and Infinity poison the sum), and for the required fields.
   const sum = scene.id + scene.createdAt + scene.expiresAt + scene.version + (scene.userId ?? 0) + (scene.authorizedAt ?? 0)
   if (status === undefined || !Number.isFinite(sum) || f[0] === '' || f[1] === '' || f[4] === '' || f[5] === '') {
-    throw new MalformedRecordError('scene', value)
+    throw malformed('scene', value)
   }
   return scene
 }
@@ -98,7 +99,7 @@ export function encodeUser(user: Omit<UserRecord, 'id'>): string {
 
 export function decodeUser(id: number, value: string): UserRecord {
   const f = fields(value, 5, 'user')
-  if (f[3] !== '0' && f[3] !== '1') throw new MalformedRecordError('user', value)
+  if (f[3] !== '0' && f[3] !== '1') throw malformed('user', value)
   return {
     id,
     openid: f[4] as string,
@@ -208,7 +209,7 @@ export function optNum(n: number | null): string {
  */
 export function fields(value: string, count: number, kind: string): string[] {
   const parts = value.split(SEP)
-  if (parts.length < count) throw new MalformedRecordError(kind, value)
+  if (parts.length < count) throw malformed(kind, value)
   if (parts.length > count) parts.push(parts.splice(count - 1).join(SEP))
   return parts
 }
@@ -216,7 +217,7 @@ export function fields(value: string, count: number, kind: string): string[] {
 /** A required number field, or a {@link MalformedRecordError}. */
 export function readNum(field: string | undefined, kind: string, value: string): number {
   const n = field === undefined || field === '' ? Number.NaN : Number(field)
-  if (!Number.isFinite(n)) throw new MalformedRecordError(kind, value)
+  if (!Number.isFinite(n)) throw malformed(kind, value)
   return n
 }
 
@@ -227,6 +228,6 @@ export function readOptNum(field: string | undefined, kind: string, value: strin
 
 function readCode<T>(map: Map<string, T>, field: string | undefined, kind: string, value: string): T {
   const found = field === undefined ? undefined : map.get(field)
-  if (found === undefined) throw new MalformedRecordError(kind, value)
+  if (found === undefined) throw malformed(kind, value)
   return found
 }

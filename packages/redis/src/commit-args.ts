@@ -10,6 +10,7 @@
 import { NEW_USER, type AssignedIds, type AuthorizationRef, type ChangeSet, type CommitResult, type NewAuthorization, type UserRef } from '@scanauth/core'
 import { authorizationIndex, authorizationTail, encodeUser, num, sceneTail, sessionTail } from './codec'
 import { idempotencyTail, ledgerTail } from './codec-entitlements'
+import { describeReply, RedisStoreError } from './errors'
 import { KEEP_TTL, relativeTtl } from './expiry'
 
 /** What the arguments depend on besides the change set. */
@@ -94,7 +95,7 @@ export function commitArgs(changes: ChangeSet, ctx: CommitArgsContext): string[]
 function authorizationRef(ref: AuthorizationRef, inserted: number): string {
   if (typeof ref === 'number') return num(ref)
   if (!Number.isInteger(ref.inserted) || ref.inserted < 0 || ref.inserted >= inserted) {
-    throw new TypeError(`RedisStore: { inserted: ${ref.inserted} } refers to no authorization inserted by the change set`)
+    throw new RedisStoreError('invalid_change_set', `{ inserted: ${ref.inserted} } refers to no authorization inserted by the change set`)
   }
   return `#${ref.inserted}`
 }
@@ -104,18 +105,18 @@ function userRef(ref: UserRef | null, insertsUser: boolean): string {
   if (ref === null) return ''
   if (ref !== NEW_USER) return num(ref)
   // A dangling NEW_USER would be stored as "no user": refuse it before anything is sent.
-  if (!insertsUser) throw new TypeError('RedisStore: NEW_USER used in a change set that inserts no user')
+  if (!insertsUser) throw new RedisStoreError('invalid_change_set', 'NEW_USER used in a change set that inserts no user')
   return '@'
 }
 
 /** The commit script's reply as a {@link CommitResult}. */
 export function parseCommitReply(reply: unknown): CommitResult {
-  if (typeof reply !== 'string') throw new Error(`RedisStore: unexpected commit reply ${JSON.stringify(reply)}`)
+  if (typeof reply !== 'string') throw new RedisStoreError('unexpected_reply', `unexpected commit reply ${describeReply(reply)}`)
   if (reply === 'conflict|scene') return { ok: false, conflict: 'scene' }
   if (reply === 'conflict|user') return { ok: false, conflict: 'user' }
   if (reply === 'conflict|idempotency') return { ok: false, conflict: 'idempotency' }
   const parts = reply.split('|')
-  if (parts.length !== 5 || parts[0] !== 'ok') throw new Error(`RedisStore: unexpected commit reply ${JSON.stringify(reply)}`)
+  if (parts.length !== 5 || parts[0] !== 'ok') throw new RedisStoreError('unexpected_reply', `unexpected commit reply ${describeReply(reply)}`)
   const ids: AssignedIds = {
     sceneId: optionalId(parts[1]),
     userId: optionalId(parts[2]),

@@ -13,4 +13,4 @@
 export { RedisStore } from './redis-store'
 export type { RedisStoreOptions } from './options'
 export { DEFAULT_KEY_PREFIX, Keys } from './keys'
-export { MalformedRecordError } from './codec'
+export { RedisStoreError, type RedisStoreErrorCode } from './errors'

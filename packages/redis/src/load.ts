@@ -9,6 +9,7 @@
 import type { LoadQuery, LoadResult } from '@scanauth/core'
 import { decodeAuthorization, decodeAuthorizationList, decodeScene, decodeSession, decodeUser } from './codec'
 import { decodeIdempotency } from './codec-entitlements'
+import { describeReply, RedisStoreError } from './errors'
 import type { Keys } from './keys'
 
 /** A load with nothing in it: every part `null`. */
@@ -32,7 +33,6 @@ export type LoadPlan =
 
 /** Chooses the cheapest way to read `query` (see the module comment). */
 export function planLoad(query: LoadQuery, keys: Keys): LoadPlan {
-  if (query.userId !== undefined && query.openid !== undefined) throw new TypeError('RedisStore: load takes userId or openid, not both')
   if (query.userId !== undefined || query.openid !== undefined || query.latestSessionOfScene !== undefined) return { kind: 'script' }
   if (query.authorizationId !== undefined) {
     const alone = query.sceneStr === undefined && query.sessionToken === undefined && query.idempotencyKey === undefined
@@ -69,6 +69,7 @@ export function decodeAuthorizationReply(id: number, value: string | null): Load
 
 /** The load script's ARGV for `query` (see `scripts/load.ts`). */
 export function loadArgs(query: LoadQuery, prefix: string): string[] {
+  if (query.userId !== undefined && query.openid !== undefined) throw new RedisStoreError('invalid_query', 'load takes userId or openid, not both')
   const optional = (value: string | number | undefined) => (value === undefined ? '' : String(value))
   return [
     prefix,
@@ -85,7 +86,7 @@ export function loadArgs(query: LoadQuery, prefix: string): string[] {
 
 /** Decodes the load script's reply (see `scripts/load.ts` for its shape). */
 export function decodeLoadReply(query: LoadQuery, reply: unknown): LoadResult {
-  if (!Array.isArray(reply) || reply.length !== 9) throw new Error('RedisStore: unexpected load reply')
+  if (!Array.isArray(reply) || reply.length !== 9) throw new RedisStoreError('unexpected_reply', `unexpected load reply ${describeReply(reply)}`)
   const [scene, userId, user, authorizations, session, latestToken, latest, idempotency, authorization] = reply as [
     string | null,
     string | null,

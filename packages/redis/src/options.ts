@@ -5,6 +5,7 @@
  */
 import type { Cluster, Redis } from 'ioredis'
 import { z } from 'zod'
+import { RedisStoreError } from './errors'
 import { DEFAULT_KEY_PREFIX, hasHashTag } from './keys'
 
 /** Options of {@link RedisStore}. */
@@ -68,10 +69,10 @@ const optionsSchema = z
 /** Options after parsing: every default filled in. */
 export type ResolvedRedisStoreOptions = z.infer<typeof optionsSchema>
 
-/** Parses and completes the options, or throws a `TypeError` naming the bad one. */
+/** Parses and completes the options, or throws a {@link RedisStoreError} `invalid_options` naming the bad one. */
 export function resolveOptions(options: RedisStoreOptions): ResolvedRedisStoreOptions {
   const result = optionsSchema.safeParse(options)
   if (result.success) return result.data
   const issue = result.error.issues[0]
-  throw new TypeError(`RedisStore: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid options'}`)
+  throw new RedisStoreError('invalid_options', `new RedisStore: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid options'}`)
 }

@@ -64,6 +64,11 @@ export class RedisStore implements Store {
   private readonly graceMs: number
   private readonly receiptTtlMs: number
 
+  /**
+   * Checks the options; connects nothing (the client is the application's).
+   *
+   * @throws {@link RedisStoreError} `invalid_options` naming the option that is wrong.
+   */
   constructor(options: RedisStoreOptions) {
     const resolved = resolveOptions(options)
     this.client = resolved.client as unknown as StoreClient
@@ -81,6 +86,9 @@ export class RedisStore implements Store {
    * Reads what `query` asks for in one round trip. Absent parts are `null`. A user comes with its
    * active authorizations and the head of its queue (the whole queue with `wholeQueue`), ordered by
    * `createdAt`, then id.
+   *
+   * @throws {@link RedisStoreError} `invalid_query` for `userId` with `openid`; `malformed_record` when a
+   *   key holds a value this store did not write.
    */
   load(query: LoadQuery): Promise<LoadResult> {
     const plan = planLoad(query, this.keys)
@@ -108,6 +116,9 @@ export class RedisStore implements Store {
    * run. A failed expectation returns `{ ok: false, conflict }`; a connection error throws. When
    * ioredis re-sends a commit whose reply was lost, the commit's receipt makes the re-sent copy
    * answer the first outcome instead of applying again.
+   *
+   * @throws {@link RedisStoreError} `invalid_change_set` when the change set breaks the Store contract
+   *   (nothing is sent).
    */
   async commit(changes: ChangeSet): Promise<CommitResult> {
     const args = commitArgs(changes, {

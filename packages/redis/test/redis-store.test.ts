@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Cluster, Redis } from 'ioredis'
 import { createScanAuth, NEW_USER, type ChangeSet, type ScanAuth, type SceneRecord } from '@scanauth/core'
 import { ManualClock, RecordingQrProvider } from '@scanauth/testkit'
-import { RedisStore, MalformedRecordError } from '../src/index'
+import { RedisStore, RedisStoreError } from '../src/index'
 import { commitArgs, parseCommitReply } from '../src/commit-args'
 import { COMMIT_SCRIPT } from '../src/scripts/commit'
 import { LuaScript } from '../src/scripts/lua-script'
@@ -112,7 +112,7 @@ describe('key layout', () => {
 
   it('reports a value it did not write instead of misreading it', async () => {
     await client.set(store.keys.scene(hex(9)), 'not a scene')
-    await expect(store.load({ sceneStr: hex(9) })).rejects.toBeInstanceOf(MalformedRecordError)
+    await expect(store.load({ sceneStr: hex(9) })).rejects.toMatchObject({ name: 'RedisStoreError', code: 'malformed_record' })
   })
 
   it('keeps stores under different prefixes apart', async () => {
@@ -225,7 +225,7 @@ describe('commit', () => {
 
   it('refuses NEW_USER in a change set that inserts no user, before sending anything', async () => {
     const counter = countCommands(client)
-    await expect(store.commit({ session: { token: 't', userId: NEW_USER, deviceId: 'd', sceneId: 1, createdAt: T0, expiresAt: T0 + 1 } })).rejects.toThrow(TypeError)
+    await expect(store.commit({ session: { token: 't', userId: NEW_USER, deviceId: 'd', sceneId: 1, createdAt: T0, expiresAt: T0 + 1 } })).rejects.toThrow(RedisStoreError)
     expect(counter.total()).toBe(0)
   })
 
@@ -297,8 +297,8 @@ describe('scripts and the client', () => {
       expect(() => new RedisStore({ client: cluster, keyPrefix: 'no-tag:' })).toThrow(/hash tag/)
       expect(() => new RedisStore({ client: cluster, keyPrefix: 'empty:{}:' })).toThrow(/hash tag/)
       expect(new RedisStore({ client: cluster }).keyPrefix).toBe('scanauth:{sa}:')
-      expect(() => new RedisStore({ client, expiryGraceSeconds: -1 })).toThrow(TypeError)
-      expect(() => new RedisStore({ client, commitReceiptSeconds: 1.5 })).toThrow(TypeError)
+      expect(() => new RedisStore({ client, expiryGraceSeconds: -1 })).toThrow(RedisStoreError)
+      expect(() => new RedisStore({ client, commitReceiptSeconds: 1.5 })).toThrow(RedisStoreError)
       expect(() => new RedisStore({ client: {} as Redis })).toThrow(/ioredis/)
     } finally {
       prefixed.disconnect()

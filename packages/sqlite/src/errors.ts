@@ -7,6 +7,14 @@
 
 /** What went wrong, machine-readable. */
 export type SqliteStoreErrorCode =
+  /** The options of `new SqliteStore` or of `purgeExpired` are invalid; the message names the option. */
+  | 'invalid_options'
+  /**
+   * The file given as `filename` cannot be opened as a database: its folder does not exist, the
+   * path is a folder, it is not an SQLite file, or SQLite refused it. The message names the path
+   * and the reason; `cause` is the error better-sqlite3 raised.
+   */
+  | 'open_failed'
   /** The file was written by a newer `@scanauth/sqlite` (its schema version is above ours). */
   | 'schema_too_new'
   /** A migration step failed; the file is left at the version before that step. */

@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3'
 import { z } from 'zod'
+import { SqliteStoreError } from './errors'
 
 /** A better-sqlite3 connection, recognised by the methods the store calls on it. */
 function isDatabase(value: unknown): value is Database.Database {
@@ -84,7 +85,7 @@ export interface SqliteStoreOptions {
   synchronous?: 'full' | 'normal'
 }
 
-/** Parses and completes the store options, or throws a `TypeError` naming the bad one. */
+/** Parses and completes the store options, or throws a `SqliteStoreError` `invalid_options` naming the bad one. */
 export function resolveStoreOptions(options: SqliteStoreOptions): ResolvedStoreOptions {
   return parse(storeOptionsSchema, options, 'new SqliteStore')
 }
@@ -120,7 +121,7 @@ export interface PurgeOptions {
 /** Purge options after parsing. */
 export type ResolvedPurgeOptions = z.infer<typeof purgeOptionsSchema>
 
-/** Parses and completes the purge options, or throws a `TypeError` naming the bad one. */
+/** Parses and completes the purge options, or throws a `SqliteStoreError` `invalid_options` naming the bad one. */
 export function resolvePurgeOptions(options: PurgeOptions): ResolvedPurgeOptions {
   return parse(purgeOptionsSchema, options, 'SqliteStore.purgeExpired')
 }
@@ -130,5 +131,5 @@ function parse<T extends z.ZodType>(schema: T, input: unknown, where: string): z
   if (result.success) return result.data
   const issue = result.error.issues[0]
   const path = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''
-  throw new TypeError(`${where}: ${issue ? `${path}${issue.message}` : 'invalid options'}`)
+  throw new SqliteStoreError('invalid_options', `${where}: ${issue ? `${path}${issue.message}` : 'invalid options'}`)
 }

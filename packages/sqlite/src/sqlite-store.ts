@@ -37,6 +37,7 @@ import {
   toUserAggregate,
   userParams,
 } from './rows'
+import { openDatabaseFile } from './open-file'
 import { migrate } from './schema'
 import { prepareStatements, type Statements } from './statements'
 
@@ -91,15 +92,16 @@ export class SqliteStore implements Store {
   /**
    * Opens (or adopts) the database, sets its pragmas and brings its schema up to date.
    *
-   * @throws TypeError when the options are invalid.
-   * @throws {@link SqliteStoreError} `schema_too_new` when the file comes from a newer release,
+   * @throws {@link SqliteStoreError} `invalid_options` when the options are invalid, `open_failed`
+   *   when `filename` cannot be opened as a database (the message names the path and the reason),
+   *   `schema_too_new` when the file comes from a newer release,
    *   `migration_failed` when a migration step fails. A database the store opened itself is
    *   closed again before the error is thrown.
    */
   constructor(options: SqliteStoreOptions) {
     const config = resolveStoreOptions(options)
     this.ownsDatabase = config.database === undefined
-    this.database = config.database ?? new Database(config.filename as string)
+    this.database = config.database ?? openDatabaseFile(config.filename as string, config.busyTimeoutMs)
     try {
       configure(this.database, config)
       migrate(this.database)

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { createScanAuth, MemoryStore, NEW_USER, type ChangeSet, type SceneRecord } from '@scanauth/core'
 import { checkInvariants, ManualClock, RecordingQrProvider } from '@scanauth/testkit'
-import { SqliteStore } from '@scanauth/sqlite'
+import { SqliteStore, SqliteStoreError } from '@scanauth/sqlite'
 import { dumpFile } from './support/files'
 import { DAY, HOUR, SECOND, service, useTempFile } from './support/fixture'
 
@@ -30,12 +30,12 @@ describe('connection settings', () => {
     expect(store.database.pragma('synchronous', { simple: true })).toBe(1) // NORMAL
   })
 
-  it('rejects invalid options with a TypeError naming the problem', () => {
+  it('rejects invalid options with SqliteStoreError invalid_options naming the problem', () => {
     const db = rawDb()
     expect(() => new SqliteStore({ filename: fixture.temp.filename, database: db })).toThrow(/exactly one of filename and database/)
-    expect(() => new SqliteStore({})).toThrow(TypeError)
+    expect(() => new SqliteStore({})).toThrow(SqliteStoreError)
     expect(() => new SqliteStore({ filename: fixture.temp.filename, busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/)
-    expect(() => new SqliteStore({ filename: fixture.temp.filename, bogus: 1 } as never)).toThrow(TypeError)
+    expect(() => new SqliteStore({ filename: fixture.temp.filename, bogus: 1 } as never)).toThrow(SqliteStoreError)
   })
 })
 
@@ -334,7 +334,7 @@ describe('purgeExpired', () => {
   it('rejects invalid purge options', async () => {
     const store = openStore()
     await expect(store.purgeExpired({ batchSize: 0 })).rejects.toThrow(/batchSize/)
-    await expect(store.purgeExpired({ retentionMs: -1 })).rejects.toThrow(TypeError)
+    await expect(store.purgeExpired({ retentionMs: -1 })).rejects.toMatchObject({ code: 'invalid_options' })
   })
 })
 

@@ -8,7 +8,7 @@ import { ManualClock } from './clock'
 import type { HarnessFactory, StoreHarness, StoreSnapshot } from './harness'
 import { RecordingQrProvider } from './qr'
 
-/** Lifetimes the suite configures (the defaults of DESIGN.md). */
+/** Lifetimes the suite configures (the defaults of createScanAuth, docs/behaviour.md). */
 export const SCENE_TTL_SECONDS = 300
 export const SESSION_TTL_HOURS = 168
 export const FREE_TRIAL_DAYS = 7

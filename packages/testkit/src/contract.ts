@@ -20,7 +20,7 @@ import { userSuite } from './suites/users'
 
 /**
  * Registers the Store contract suite for one store: the Store methods themselves, then every row
- * of the specification's transition tables, the poll decision order, the ten scan steps, FIFO,
+ * of the transition tables of docs/behaviour.md, the poll decision order, the ten scan steps, FIFO,
  * the expiry boundaries, sessions and consumption, and concurrency, all through `createScanAuth`
  * with a manual clock. Each test gets a fresh harness from `factory` and cleans it up afterwards.
  *

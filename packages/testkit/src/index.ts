@@ -1,10 +1,15 @@
 /**
- * `@scanauth/testkit`: the Store contract suite every scanauth store runs, and the tools it uses.
+ * `@scanauth/testkit`: the Store contract suite every scanauth store runs, the route suite every
+ * HTTP adapter runs, and the tools they use.
  *
  * ```ts
  * // test/contract.test.ts of a store package
  * import { describeStoreContract } from '@scanauth/testkit'
  * describeStoreContract('MyStore', async () => ({ store, dump, cleanup }))
+ *
+ * // test of a framework adapter: serve an app with the scanauth routes at /auth
+ * import { describeHttpRoutes } from '@scanauth/testkit'
+ * describeHttpRoutes('my-framework', (auth, { onError }) => serveMyApp(auth, onError), { failingStore })
  * ```
  *
  * @packageDocumentation
@@ -14,3 +19,7 @@ export type { StoreHarness, HarnessFactory, StoreSnapshot } from './harness'
 export { checkInvariants } from './invariants'
 export { ManualClock } from './clock'
 export { RecordingQrProvider } from './qr'
+export { describeHttpRoutes, type HttpRoutesHost, type HttpHostOptions, type HttpRoutesSuiteOptions } from './http/routes-suite'
+export { fetchJson, postJson, type JsonAnswer } from './http/fetch-json'
+export { createPendingScene, pollAuthorized, useSession, type AuthorizedPoll } from './http/flow'
+export { listen, serverPerTest, closedPort, type Listening } from './http/serve'

@@ -1,5 +1,5 @@
 /**
- * The specification's invariants, checked over every stored record. Used by the contract suite
+ * The invariants of docs/behaviour.md, checked over every stored record. Used by the contract suite
  * after concurrent load, by the model tests, and by the multi-process tests of each store.
  *
  * @module
@@ -10,8 +10,8 @@ import type { StoreSnapshot } from './harness'
  * Returns one line per violated invariant (empty when all hold):
  * - at most one `active` authorization per user;
  * - `has_claimed_free` is true exactly when the user has exactly one `free` authorization, and no
- *   user has more than one (the suites never grant with source `free` themselves, which DESIGN.md
- *   allows an application to do);
+ *   user has more than one (the suites never grant with source `free` themselves; only a first
+ *   scan grants it, docs/behaviour.md D-grant-free);
  * - no authorization has negative points;
  * - one user per openid;
  * - every `authorized` scene has a user and exactly one session (only the first scan is processed);

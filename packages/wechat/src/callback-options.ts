@@ -5,6 +5,7 @@
  */
 import type { ScanAuth, ScanResult } from '@scanauth/core'
 import { decodeAesKey } from './crypto'
+import { WechatError } from './errors'
 import type { WechatMessage } from './message'
 import { defaultReply } from './reply'
 
@@ -95,10 +96,10 @@ export interface ResolvedCallbackOptions {
   now: () => number
 }
 
-/** Validates the options (throwing a `TypeError` that names the bad one) and fills in defaults. */
+/** Validates the options (throwing a `WechatError` `invalid_options` that names the bad one) and fills in defaults. */
 export function resolveCallbackOptions(options: WechatCallbackOptions): ResolvedCallbackOptions {
   const fail = (what: string): never => {
-    throw new TypeError(`createWechatCallback: ${what}`)
+    throw new WechatError('invalid_options', `createWechatCallback: ${what}`)
   }
   if (typeof options?.auth?.handleScan !== 'function') fail('auth must have handleScan()')
   if (typeof options.token !== 'string' || options.token === '') fail('token is required')

@@ -43,6 +43,8 @@ type Outcome = { replyText: string | null }
  * const res = await wechat({ method: req.method!, query: Object.fromEntries(url.searchParams), body: rawBody })
  * response.writeHead(res.status, res.headers).end(res.body)
  * ```
+ *
+ * @throws {@link WechatError} `invalid_options` naming the option that is missing or wrong.
  */
 export function createWechatCallback(options: WechatCallbackOptions): WechatCallback {
   const config = resolveCallbackOptions(options)

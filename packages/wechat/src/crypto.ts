@@ -11,6 +11,7 @@
  * @module
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { WechatError } from './errors'
 
 /** The block size WeChat pads to (PKCS#7 with K = 32). */
 const PAD_BLOCK = 32
@@ -18,10 +19,10 @@ const PAD_BLOCK = 32
 // of the base64 alphabet is accepted too (a key made with randomBytes().toString('base64') works).
 const ENCODING_AES_KEY = /^[A-Za-z0-9+/]{43}$/
 
-/** A safe-mode payload that could not be decrypted or unpacked. The push is rejected with 400. */
-export class WechatCryptoError extends Error {
+/** A safe-mode payload that could not be decrypted or unpacked (code `crypto_error`). The push is rejected with 400. */
+export class WechatCryptoError extends WechatError {
   constructor(message: string) {
-    super(message)
+    super('crypto_error', message)
     this.name = 'WechatCryptoError'
   }
 }
@@ -31,10 +32,10 @@ export function isEncodingAesKey(value: unknown): value is string {
   return typeof value === 'string' && ENCODING_AES_KEY.test(value)
 }
 
-/** Turns the 43-character EncodingAESKey into the 32-byte AES key. Throws a `TypeError` on a bad key. */
+/** Turns the 43-character EncodingAESKey into the 32-byte AES key. Throws a {@link WechatError} `invalid_options` on a bad key. */
 export function decodeAesKey(encodingAESKey: string): Buffer {
   if (!isEncodingAesKey(encodingAESKey)) {
-    throw new TypeError('encodingAESKey must be 43 characters from [A-Za-z0-9] (the base64 alphabet)')
+    throw new WechatError('invalid_options', 'encodingAESKey must be 43 characters from [A-Za-z0-9] (the base64 alphabet)')
   }
   return Buffer.from(`${encodingAESKey}=`, 'base64')
 }
@@ -62,7 +63,7 @@ export function pkcs7Unpad(data: Buffer): Buffer {
  * @param random - the 16 leading random bytes; only tests pass it, to make the output reproducible
  */
 export function encryptMessage(key: Buffer, appId: string, message: string, random: Buffer = randomBytes(16)): string {
-  if (random.length !== 16) throw new RangeError('random must be 16 bytes')
+  if (random.length !== 16) throw new WechatError('invalid_argument', 'random must be 16 bytes')
   const body = Buffer.from(message, 'utf8')
   const length = Buffer.alloc(4)
   length.writeUInt32BE(body.length, 0)

@@ -1,5 +1,6 @@
 /**
- * Errors of the WeChat client. Every failure of an outbound call becomes one of these, and its
+ * Errors of the WeChat package: {@link WechatError} is the one class to catch, its `code` says what
+ * failed. Every failure of an outbound call is a {@link WechatApiError} or {@link WechatHttpError}, and its
  * `message` always names the endpoint and the cause, because core turns that message into the
  * `detail` of the 502 that `create_scene` answers ("QR code creation failed: <message>"), and that
  * detail is often the only thing an operator sees.
@@ -24,15 +25,56 @@ const HINTS: Readonly<Record<number, string>> = {
   [-1]: 'WeChat is busy, try again later',
 }
 
-/** Base class of every error this package throws for a failed WeChat API call. */
-export class WechatError extends Error {
-  /** The API path that failed, e.g. `cgi-bin/qrcode/create`. */
-  readonly endpoint: string
+/** What went wrong, machine-readable: the `code` of every {@link WechatError}. */
+export type WechatErrorCode =
+  /** WeChat answered an API call with a non-zero `errcode` ({@link WechatApiError}). */
+  | 'api_error'
+  /** The HTTP exchange of an API call failed or its answer was unreadable ({@link WechatHttpError}). */
+  | 'http_error'
+  /** A safe-mode payload could not be decrypted or unpacked (`WechatCryptoError`); the push is answered 400. */
+  | 'crypto_error'
+  /** A push body is not the narrow XML WeChat sends (`WechatXmlError`); the push is answered 400. */
+  | 'xml_error'
+  /**
+   * The options of `createWechatQrProvider` or `createWechatCallback` are invalid (a missing appId, a
+   * malformed EncodingAESKey); the message names the option. A mistake in the application's set-up.
+   */
+  | 'invalid_options'
+  /** A call's own argument is out of range, e.g. a `sceneStr` longer than WeChat's 64 characters. */
+  | 'invalid_argument'
 
-  constructor(endpoint: string, message: string, options?: { cause?: unknown }) {
-    super(message, options)
+/**
+ * Base class of every error this package throws: catch this one and read `code`. The subclasses add
+ * what their kind knows (`errcode` and `errmsg`, the HTTP `failure`).
+ *
+ * @example
+ * ```ts
+ * import { WechatError, type WechatQrProvider } from '@scanauth/wechat'
+ *
+ * declare const provider: WechatQrProvider
+ * try {
+ *   await provider.createQr({ sceneStr: 'pc_1', expiresInSeconds: 300 })
+ * } catch (error) {
+ *   if (error instanceof WechatError && (error.code === 'api_error' || error.code === 'http_error')) {
+ *     console.error(`WeChat ${error.endpoint} failed: ${error.message}`)
+ *   } else throw error
+ * }
+ * ```
+ */
+export class WechatError extends Error {
+  /** Machine-readable code. */
+  readonly code: WechatErrorCode
+  /**
+   * The API path that failed, e.g. `cgi-bin/qrcode/create`: always set for `api_error` and
+   * `http_error`, `undefined` for the codes that involve no API call.
+   */
+  readonly endpoint: string | undefined
+
+  constructor(code: WechatErrorCode, message: string, options?: { cause?: unknown; endpoint?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'WechatError'
-    this.endpoint = endpoint
+    this.code = code
+    this.endpoint = options?.endpoint
   }
 }
 
@@ -47,6 +89,8 @@ export class WechatError extends Error {
  * ```
  */
 export class WechatApiError extends WechatError {
+  /** The API path that failed, e.g. `cgi-bin/qrcode/create`. */
+  declare readonly endpoint: string
   /** WeChat's global return code (non-zero). */
   readonly errcode: number
   /** WeChat's message, e.g. `invalid credential, access_token is invalid or not latest rid: ...`. */
@@ -54,7 +98,7 @@ export class WechatApiError extends WechatError {
 
   constructor(endpoint: string, errcode: number, errmsg: string) {
     const hint = HINTS[errcode]
-    super(endpoint, `WeChat ${endpoint} failed: errcode ${errcode} (${errmsg || 'no errmsg'})${hint ? `; ${hint}` : ''}`)
+    super('api_error', `WeChat ${endpoint} failed: errcode ${errcode} (${errmsg || 'no errmsg'})${hint ? `; ${hint}` : ''}`, { endpoint })
     this.name = 'WechatApiError'
     this.errcode = errcode
     this.errmsg = errmsg
@@ -74,13 +118,15 @@ export type WechatHttpFailure =
 
 /** The HTTP exchange itself failed: timeout, network error, non-2xx status, or an unreadable body. */
 export class WechatHttpError extends WechatError {
+  /** The API path that failed, e.g. `cgi-bin/stable_token`. */
+  declare readonly endpoint: string
   /** What went wrong. */
   readonly failure: WechatHttpFailure
   /** The HTTP status, when one was received. */
   readonly httpStatus: number | undefined
 
   constructor(endpoint: string, failure: WechatHttpFailure, message: string, options?: { cause?: unknown; httpStatus?: number }) {
-    super(endpoint, message, options)
+    super('http_error', message, { cause: options?.cause, endpoint })
     this.name = 'WechatHttpError'
     this.failure = failure
     this.httpStatus = options?.httpStatus

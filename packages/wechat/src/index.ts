@@ -5,7 +5,11 @@
  *   token, cached and shared, temporary `QR_STR_SCENE` codes).
  * - {@link createWechatCallback}: the account's push URL: signature, replay window, safe-mode AES,
  *   scans to `auth.handleScan`, everything else to `onMessage`, an answer within 5 seconds.
- * - The emulator for local work and tests is a separate entry point: `@scanauth/wechat/emulator`.
+ * - {@link createWechatFetchHandler}: that callback as a Fetch-standard `(Request) => Promise<Response>`
+ *   (Hono, Next.js route handlers, Bun, Deno).
+ * - {@link parseXml}, {@link buildXml}, {@link textField}: the narrow XML of pushes and replies (no DTD,
+ *   no entities), for code that speaks to a callback the way WeChat does (e.g. `@scanauth/wechat-emulator`).
+ * - The emulator for local work and tests is a separate package: `@scanauth/wechat-emulator`.
  *
  * @packageDocumentation
  */
@@ -19,8 +23,9 @@ export {
 } from './qr-provider'
 export type { TokenCache, CachedToken } from './token'
 export type { FetchLike } from './api-client'
-export { WechatError, WechatApiError, WechatHttpError, TOKEN_ERRCODES, type WechatHttpFailure } from './errors'
+export { WechatError, WechatApiError, WechatHttpError, TOKEN_ERRCODES, type WechatErrorCode, type WechatHttpFailure } from './errors'
 export { createWechatCallback } from './callback'
+export { createWechatFetchHandler, type WechatFetchHandlerOptions } from './fetch-callback'
 export type {
   WechatCallback,
   WechatCallbackOptions,
@@ -32,4 +37,4 @@ export { SUBSCRIBE_SCENE_PREFIX, sceneOfScan, type WechatMessage } from './messa
 export { DEFAULT_REPLY_TEXTS, defaultReply, SUCCESS_BODY } from './reply'
 export { computeSignature, verifySignature, verifyMsgSignature } from './signature'
 export { decodeAesKey, encryptMessage, decryptMessage, WechatCryptoError, type DecryptedMessage } from './crypto'
-export type { XmlValue, XmlObject } from './xml'
+export { parseXml, buildXml, textField, WechatXmlError, type XmlValue, type XmlObject } from './xml'

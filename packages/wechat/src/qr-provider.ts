@@ -6,7 +6,7 @@
  */
 import type { QrProvider } from '@scanauth/core'
 import { callApi, joinUrl, type FetchLike } from './api-client'
-import { WechatHttpError, isTokenRejected } from './errors'
+import { WechatError, WechatHttpError, isTokenRejected } from './errors'
 import { createTokenSource, type FetchedToken, type TokenCache } from './token'
 
 /** WeChat's API host. */
@@ -87,6 +87,9 @@ export interface WechatQrProvider extends QrProvider {
  * const auth = createScanAuth({ store, qr })
  * ```
  * Against the emulator: `createWechatQrProvider({ appId, appSecret, apiBaseUrl: emulator.url })`.
+ *
+ * @throws {@link WechatError} `invalid_options` naming the option that is missing or wrong. Its calls
+ *   reject with `invalid_argument` for an out-of-range argument, else `api_error` or `http_error`.
  */
 export function createWechatQrProvider(options: WechatQrProviderOptions): WechatQrProvider {
   const { appId, appSecret } = options
@@ -95,9 +98,9 @@ export function createWechatQrProvider(options: WechatQrProviderOptions): Wechat
   const apiBaseUrl = options.apiBaseUrl ?? WECHAT_API_BASE_URL
   const imageBaseUrl = options.imageBaseUrl ?? (options.apiBaseUrl !== undefined && !isOfficialApi(options.apiBaseUrl) ? options.apiBaseUrl : WECHAT_IMAGE_BASE_URL)
   const tokenEndpoint = options.tokenEndpoint ?? 'stable'
-  if (tokenEndpoint !== 'stable' && tokenEndpoint !== 'classic') throw new TypeError("tokenEndpoint must be 'stable' or 'classic'")
+  if (tokenEndpoint !== 'stable' && tokenEndpoint !== 'classic') throw invalidOption("tokenEndpoint must be 'stable' or 'classic'")
   const timeoutMs = options.timeoutMs ?? 5000
-  if (!(timeoutMs > 0)) throw new TypeError('timeoutMs must be positive')
+  if (!(timeoutMs > 0)) throw invalidOption('timeoutMs must be positive')
   const fetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
 
   const fetchToken = async (): Promise<FetchedToken> => {
@@ -161,9 +164,9 @@ export function createWechatQrProvider(options: WechatQrProviderOptions): Wechat
 
   const createQrCode: WechatQrProvider['createQrCode'] = async ({ sceneStr, expiresInSeconds }) => {
     if (typeof sceneStr !== 'string' || sceneStr.length < 1 || sceneStr.length > 64) {
-      throw new RangeError('sceneStr must be 1 to 64 characters (WeChat scene_str limit)')
+      throw new WechatError('invalid_argument', 'sceneStr must be 1 to 64 characters (WeChat scene_str limit)')
     }
-    if (!Number.isFinite(expiresInSeconds) || expiresInSeconds <= 0) throw new RangeError('expiresInSeconds must be a positive number')
+    if (!Number.isFinite(expiresInSeconds) || expiresInSeconds <= 0) throw new WechatError('invalid_argument', 'expiresInSeconds must be a positive number')
     // WeChat's temporary codes live at most 30 days.
     const expireSeconds = Math.min(2_592_000, Math.ceil(expiresInSeconds))
     const token = await tokens.get()
@@ -189,7 +192,11 @@ export function createWechatQrProvider(options: WechatQrProviderOptions): Wechat
 }
 
 function requireText(name: string, value: unknown): void {
-  if (typeof value !== 'string' || value === '') throw new TypeError(`createWechatQrProvider: ${name} is required`)
+  if (typeof value !== 'string' || value === '') throw invalidOption(`${name} is required`)
+}
+
+function invalidOption(what: string): WechatError {
+  return new WechatError('invalid_options', `createWechatQrProvider: ${what}`)
 }
 
 function isOfficialApi(url: string): boolean {

@@ -10,6 +10,7 @@
  * @module
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser'
+import { WechatError } from './errors'
 
 /** A parsed field: text, or an element with children (e.g. `ScanCodeInfo`), or repeated elements. */
 export type XmlValue = string | XmlObject | XmlValue[]
@@ -19,10 +20,10 @@ export interface XmlObject {
   [name: string]: XmlValue
 }
 
-/** The body is not acceptable XML. The push is rejected with 400 and nothing is processed. */
-export class WechatXmlError extends Error {
+/** The body is not acceptable XML (code `xml_error`). The push is rejected with 400 and nothing is processed. */
+export class WechatXmlError extends WechatError {
   constructor(message: string) {
-    super(message)
+    super('xml_error', message)
     this.name = 'WechatXmlError'
   }
 }

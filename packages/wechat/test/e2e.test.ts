@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { createScanAuth, MemoryStore, type ScanEvent } from '@scanauth/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { computeSignature, createWechatCallback, createWechatQrProvider, type WechatCallback, type WechatCallbackOptions } from '../src/index'
-import { startWechatEmulator } from '../src/emulator/index'
+import { startWechatEmulator } from '@scanauth/wechat-emulator'
 import { buildXml } from '../src/xml'
 import { closer, manualClock, serveCallback } from './helpers'
 

@@ -3,7 +3,7 @@ import { createServer } from 'node:net'
 import { createHttpHandler, createScanAuth, MemoryStore, ScanAuthError } from '@scanauth/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createWechatQrProvider, WechatApiError, WechatHttpError, type CachedToken, type TokenCache, type WechatQrProviderOptions } from '../src/index'
-import { startWechatEmulator, type WechatEmulatorOptions } from '../src/emulator/index'
+import { startWechatEmulator, type WechatEmulatorOptions } from '@scanauth/wechat-emulator'
 import { closer, manualClock } from './helpers'
 
 const ACCOUNT = { appId: 'wx_test_app_0001', appSecret: 'secret-0001', token: 'tok' }
@@ -50,7 +50,7 @@ describe('createQr', () => {
 
   it('refuses a scene WeChat cannot carry', async () => {
     const { provider } = await setup()
-    await expect(provider.createQr(req('x'.repeat(65)))).rejects.toThrow(/1 to 64/)
+    await expect(provider.createQr(req('x'.repeat(65)))).rejects.toMatchObject({ name: 'WechatError', code: 'invalid_argument', message: expect.stringMatching(/1 to 64/) })
   })
 })
 
@@ -100,7 +100,7 @@ describe('access token', () => {
     emulator.failNext('qrcode/create', { errcode: 40001, errmsg: 'invalid credential, access_token is invalid or not latest' }, 2)
     const error = await provider.createQr(req()).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(WechatApiError)
-    expect(error).toMatchObject({ errcode: 40001, endpoint: 'cgi-bin/qrcode/create' })
+    expect(error).toMatchObject({ code: 'api_error', errcode: 40001, endpoint: 'cgi-bin/qrcode/create' })
     expect(count('/cgi-bin/qrcode/create')).toBe(2)
   })
 
@@ -183,7 +183,7 @@ describe('failures name their cause (and become a useful 502 in core)', () => {
     emulator.failNext('qrcode/create', { hang: true })
     const error = await failureOf(() => provider.createQr(req()))
     expect(error).toBeInstanceOf(WechatHttpError)
-    expect(error).toMatchObject({ failure: 'timeout', message: 'WeChat cgi-bin/qrcode/create timed out after 150 ms' })
+    expect(error).toMatchObject({ code: 'http_error', endpoint: 'cgi-bin/qrcode/create', failure: 'timeout', message: 'WeChat cgi-bin/qrcode/create timed out after 150 ms' })
   })
 
   it('token endpoint timeout', async () => {

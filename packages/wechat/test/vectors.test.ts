@@ -4,6 +4,7 @@ import { createDecipheriv, randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { computeSignature, decodeAesKey, decryptMessage, encryptMessage, verifyMsgSignature, verifySignature } from '../src/index'
 import { pkcs7Pad, pkcs7Unpad, WechatCryptoError } from '../src/crypto'
+import { WechatError } from '../src/errors'
 import { signaturesMatch } from '../src/signature'
 import { VECTOR } from './helpers'
 
@@ -41,8 +42,8 @@ describe('AES (official vector)', () => {
 
   it('decodes the EncodingAESKey to 32 bytes', () => {
     expect(key.length).toBe(32)
-    expect(() => decodeAesKey('short')).toThrow(TypeError)
-    expect(() => decodeAesKey(`${VECTOR.encodingAESKey.slice(0, 42)}!`)).toThrow(TypeError)
+    expect(() => decodeAesKey('short')).toThrow(WechatError)
+    expect(() => decodeAesKey(`${VECTOR.encodingAESKey.slice(0, 42)}!`)).toThrow(/encodingAESKey must be 43 characters/)
   })
 
   it('decrypts the official Encrypt to the official message and appid', () => {

@@ -113,7 +113,8 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
     const method = request.method.toUpperCase()
     // HEAD is a GET without a body (the server drops it); anything else but the route's method is 405.
     if (method !== route.method && !(method === 'HEAD' && route.method === 'GET')) {
-      return respond(405, errorBody(`Method ${method} is not allowed; use ${route.method}`), { allow: route.method })
+      const wrongMethod = new ScanAuthError('method_not_allowed', `Method ${method} is not allowed; use ${route.method}`)
+      return errorResponse(wrongMethod, { allow: route.method })
     }
     try {
       const body = await route.run(request, auth, maxBodyBytes)
@@ -130,11 +131,13 @@ function respond(status: number, body: unknown, extra: Record<string, string> = 
   return { status, headers: { ...JSON_HEADERS, ...extra }, body }
 }
 
-/** A `ScanAuthError` answers its own status and message; anything else is a 500 that reveals nothing. */
-function errorResponse(error: unknown): HttpResponse {
-  if (error instanceof ScanAuthError) {
-    const extra: Record<string, string> = error.code === 'unauthorized' ? { 'www-authenticate': 'Bearer' } : {}
-    return respond(error.status, errorBody(error.message), extra)
-  }
-  return respond(500, errorBody('Internal error'))
+/**
+ * A `ScanAuthError` answers its own status and message; anything else is answered as `internal_error`,
+ * a 500 that reveals nothing (its message may carry internals). `headers` adds what only the caller
+ * knows, such as `allow` for `method_not_allowed`.
+ */
+function errorResponse(error: unknown, headers: Record<string, string> = {}): HttpResponse {
+  const answer = error instanceof ScanAuthError ? error : new ScanAuthError('internal_error', 'Internal error', { cause: error })
+  const extra: Record<string, string> = answer.code === 'unauthorized' ? { 'www-authenticate': 'Bearer', ...headers } : headers
+  return respond(answer.status, errorBody(answer.message), extra)
 }

@@ -37,6 +37,16 @@ export function bearerToken(request: HttpRequest): string | undefined {
   return match?.[1]
 }
 
+// TextDecoder rather than Buffer: this module also runs under the Fetch handler on Bun and Deno.
+// `ignoreBOM` keeps a leading BOM in the text (as Buffer's decoding does), so JSON.parse refuses it.
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true })
+
+/** Whether a string takes more than `maxBytes` bytes in UTF-8. */
+function longerThan(text: string, maxBytes: number): boolean {
+  // Every UTF-16 unit is at least one UTF-8 byte: a string with more units is too long without encoding it.
+  return text.length > maxBytes || new TextEncoder().encode(text).byteLength > maxBytes
+}
+
 /**
  * The JSON object in the body. Raw bodies are decoded (UTF-8) and parsed; an empty body is `{}`;
  * an object already parsed by a body parser is taken as is.
@@ -45,11 +55,11 @@ export function jsonObjectBody(request: HttpRequest, maxBytes: number): Record<s
   let body = request.body
   if (body instanceof Uint8Array) {
     if (body.byteLength > maxBytes) throw new ScanAuthError('invalid_request', 'Request body is too large')
-    body = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
+    body = UTF8.decode(body)
   }
   if (body === undefined || body === null || (typeof body === 'string' && body.trim() === '')) return {}
   if (typeof body === 'string') {
-    if (Buffer.byteLength(body) > maxBytes) throw new ScanAuthError('invalid_request', 'Request body is too large')
+    if (longerThan(body, maxBytes)) throw new ScanAuthError('invalid_request', 'Request body is too large')
     try {
       body = JSON.parse(body)
     } catch {

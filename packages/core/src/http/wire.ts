@@ -1,10 +1,10 @@
 /**
- * The wire bodies: the specification's snake_case JSON, built from the library's camelCase results.
+ * The wire bodies: the snake_case JSON of docs/behaviour.md (wire shapes and errors), built from the library's camelCase results.
  */
 import type { ConsumeResult, CreateSceneResult, SessionInfo, StatusResult } from '../api'
 import type { AuthorizationSummary } from '../views'
 
-/** Authorization summary (specification section 2, wire shape). */
+/** Authorization summary (docs/behaviour.md, B-wire-1). */
 export function summaryBody(a: Pick<AuthorizationSummary, 'type' | 'endAt' | 'remainingPoints'>) {
   return { type: a.type, end_at: a.endAt, remaining_points: a.remainingPoints }
 }

@@ -1,7 +1,8 @@
 /**
- * Granting a time or points authorization (docs/behaviour.md, "Grants"): create it `pending`, then
- * run the activation step, so it becomes `active` at once when the user has nothing active, and
- * otherwise waits its FIFO turn. With an idempotency key, the key is recorded in the same commit.
+ * Granting a time or points authorization (docs/behaviour.md, B-grant-1…3; creation is
+ * our decision D-points): create it `pending`, then run the activation step, so it becomes `active` at once when
+ * the user has nothing active, and otherwise waits its FIFO turn. With an
+ * idempotency key, the key is recorded in the same commit.
  */
 import type { UserAggregate } from '../records'
 import { newPointsAuthorization, newTimeAuthorization, runActivationStep, type AuthorizationDraft } from '../rules/authorizations'

@@ -1,5 +1,5 @@
 /**
- * GET status (specification section 4, decision order). Steps 2–3 need only the scene; step 4
+ * GET status (docs/behaviour.md, the poll's decision order B-poll-1…5). Steps 2–3 need only the scene; step 4
  * needs the scene's user and the scene's latest session.
  */
 import type { StatusResult } from '../api'

@@ -1,5 +1,5 @@
 /**
- * The inbound scan event (specification section 6, steps 1–10), planned as one change set: the
+ * The inbound scan event (docs/behaviour.md, B-scan-1…10), planned as one change set: the
  * scene, the user with its authorizations, and the new session commit together or not at all.
  */
 import type { ScanResult } from '../api'

@@ -1,7 +1,7 @@
 /**
- * Operations a session token authorizes: consuming (docs/behaviour.md, "Consumption": decrement
- * atomically, never below zero) and verifying. Both run the activation step first, as every read
- * of the current authorization does.
+ * Operations a session token authorizes: consuming (docs/behaviour.md, B-consume-1…5: decrement atomically,
+ * never below zero) and verifying. Both run the activation step first, as B-consume-2 and B-current-2
+ * ask of a consumption and of any read of the active authorization.
  */
 import type { ConsumeResult, SessionInfo } from '../api'
 import type { SessionRecord, UserAggregate } from '../records'

@@ -1,5 +1,5 @@
 /**
- * The authorization state machine (specification section 3, "Authorization") and the activation
+ * The authorization state machine (docs/behaviour.md, B-auth-1…7) and the activation
  * step, as pure functions over one user's live authorizations. No I/O, no clock.
  *
  * They work on drafts: an authorization that may not have an id yet (created in this operation) and
@@ -70,7 +70,7 @@ export function isRevocable(a: Pick<AuthorizationRecord, 'status'>): boolean {
 }
 
 /**
- * The activation step (section 3, steps 2–4; step 1, serialization per user, is the commit's
+ * The activation step (docs/behaviour.md, B-act-2…4; B-act-1, serialization per user, is the commit's
  * version check): mark invalid `active` authorizations expired or exhausted; if no `active` one
  * remains, activate the oldest `pending` one (created_at, then id).
  */

@@ -1,5 +1,5 @@
 /**
- * The scene state machine (specification section 3, "Scene"), as pure functions: they take the
+ * The scene state machine (docs/behaviour.md, B-scene-1…8), as pure functions: they take the
  * loaded scene and `now` and return a decision plus the scene to write, if any. No I/O, no clock.
  */
 import type { SceneRecord } from '../records'

@@ -1,8 +1,8 @@
 /**
  * The one expiry boundary every rule uses.
  *
- * The specification says a time authorization is valid only while end_at is after now ("end_at not
- * after now" means expired). We apply the same boundary to scenes and sessions: a deadline has passed
+ * A time authorization is valid only while now is before end_at (docs/behaviour.md, B-valid-1). We
+ * apply the same boundary to scenes and sessions (B-expiry-1, decision D-expiry): a deadline has passed
  * once `now >= deadline`.
  */
 export function hasPassed(deadline: number, now: number): boolean {

@@ -1,5 +1,5 @@
 /**
- * A deliberately plain, second reading of the specification, written without core's rules: the
+ * A deliberately plain, second reading of docs/behaviour.md, written without core's rules: the
  * model the property tests compare `createScanAuth` against. Times in ms; one process; no store.
  */
 const DAY = 86_400_000

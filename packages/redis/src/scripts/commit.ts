@@ -1,7 +1,7 @@
 /**
  * The commit script: checks a change set's expectations, then applies its writes, in one atomic
  * step of the Redis server. It knows the key layout (`keys.ts`) and where store-assigned ids go in
- * the packed values (`codec.ts`); it knows nothing of the specification's rules — which scan is
+ * the packed values (`codec.ts`); it knows nothing of the rules (docs/behaviour.md) — which scan is
  * processed, which authorization becomes active — core decided all of that before calling it.
  *
  * Arguments are positional and built by `commit-args.ts`. Only the parts a change set has are sent

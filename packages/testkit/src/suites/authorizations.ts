@@ -1,5 +1,5 @@
 /**
- * The authorization transition table (specification section 3), FIFO activation with ties, the
+ * The authorization transition table (docs/behaviour.md, B-auth-1…7), FIFO activation with ties, the
  * end_at boundary, points exhaustion, and grants.
  */
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Concurrency: the specification's "one effective processing per scene", "serialize per user" and
+ * Concurrency (docs/behaviour.md, B-conc-1…3): "one effective processing per scene", "serialize per user" and
  * "concurrent creation of the same user must not fail", plus atomic point consumption. Writers are
  * spread over several connections when the harness can open peers.
  */

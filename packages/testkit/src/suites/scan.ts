@@ -1,5 +1,5 @@
 /**
- * The ten steps of processing a scan event (specification section 6).
+ * The ten steps of processing a scan event (docs/behaviour.md, B-scan-1…10).
  */
 import { describe, expect, it } from 'vitest'
 import { DAY, HOUR, SECOND, SESSION_TTL_HOURS, type ContractContext } from '../context'

@@ -1,5 +1,5 @@
 /**
- * The scene transition table (specification section 3) and the poll decision order (section 4),
+ * The scene transition table (docs/behaviour.md, B-scene-1…8) and the poll decision order (B-poll-1…5),
  * row by row, at the expiry boundaries.
  */
 import { describe, expect, it } from 'vitest'

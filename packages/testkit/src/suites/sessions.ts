@@ -1,5 +1,5 @@
 /**
- * Sessions: verifying, consuming (DESIGN.md decisions), and sessions that expire while the
+ * Sessions: verifying, consuming (docs/behaviour.md, B-consume-1…5, B-session-1…3), and sessions that expire while the
  * authorization is still valid.
  */
 import { describe, expect, it } from 'vitest'

@@ -1,0 +1,97 @@
+/**
+ * The configuration of both example servers (Express and Koa), read from the environment.
+ *
+ * Environment:
+ *
+ * | variable | meaning |
+ * |---|---|
+ * | `PORT` | port to listen on (default 3000; 0 picks a free one) |
+ * | `HOST` | address to listen on (default: every interface) |
+ * | `SCANAUTH_STORE` | `sqlite` (default), `memory` or `redis` |
+ * | `SCANAUTH_SQLITE_FILE` | SQLite file (default `./data/scanauth.sqlite`; the folder is created) |
+ * | `REDIS_URL`, `SCANAUTH_REDIS_PREFIX` | Redis server (default `redis://127.0.0.1:6379`) and key prefix (default `scanauth:`) |
+ * | `SCANAUTH_SCENE_TTL_SECONDS` | QR code lifetime (default 300) |
+ * | `WECHAT_APP_ID`, `WECHAT_APP_SECRET`, `WECHAT_TOKEN` | the Official Account; without them an emulator is started |
+ * | `WECHAT_ENCODING_AES_KEY` | safe-mode key (optional) |
+ * | `WECHAT_API_BASE` | API base URL (default WeChat's), e.g. an emulator running elsewhere |
+ *
+ * @module
+ */
+import { resolve } from 'node:path'
+
+/** Where the store lives. */
+export type StoreConfig =
+  | { kind: 'memory' }
+  | { kind: 'sqlite'; filename: string }
+  | { kind: 'redis'; url: string; keyPrefix: string }
+
+/** The WeChat side: an emulator started in-process, or an Official Account (at `apiBaseUrl`, default WeChat's). */
+export type WechatConfig =
+  | { kind: 'emulator' }
+  | { kind: 'account'; appId: string; appSecret: string; token: string; encodingAESKey?: string; apiBaseUrl?: string }
+
+/** Everything an example server needs; {@link configFromEnv} builds it from the environment. */
+export interface ExampleConfig {
+  port: number
+  /** Listen address; default every interface. */
+  host?: string
+  store: StoreConfig
+  wechat: WechatConfig
+  /** QR code lifetime in seconds (core's default 300 when absent). */
+  sceneTtlSeconds?: number
+  /** Where log lines go. Default: standard output. */
+  log?: (line: string) => void
+  /** The clock of scanauth, in epoch milliseconds (tests move it to show expiry). Default `Date.now`. */
+  now?: () => number
+}
+
+/** A configuration mistake, said in words a person can act on. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** Reads the configuration from environment variables (see the table at the top of this file). */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConfig {
+  const value = (name: string) => (env[name]?.trim() ? env[name].trim() : undefined)
+  const integer = (name: string, fallback: number | undefined, max: number) => {
+    const raw = value(name)
+    if (raw === undefined) return fallback
+    const n = Number(raw)
+    if (!/^\d+$/.test(raw) || n > max) throw new ConfigError(`${name} must be an integer from 0 to ${max}, not "${raw}"`)
+    return n
+  }
+
+  const kind = value('SCANAUTH_STORE') ?? 'sqlite'
+  let store: StoreConfig
+  if (kind === 'memory') store = { kind }
+  else if (kind === 'sqlite') store = { kind, filename: resolve(value('SCANAUTH_SQLITE_FILE') ?? './data/scanauth.sqlite') }
+  else if (kind === 'redis') store = { kind, url: value('REDIS_URL') ?? 'redis://127.0.0.1:6379', keyPrefix: value('SCANAUTH_REDIS_PREFIX') ?? 'scanauth:' }
+  else throw new ConfigError(`SCANAUTH_STORE must be sqlite, memory or redis, not "${kind}"`)
+
+  const account = { appId: value('WECHAT_APP_ID'), appSecret: value('WECHAT_APP_SECRET'), token: value('WECHAT_TOKEN') }
+  let wechat: WechatConfig = { kind: 'emulator' }
+  if (account.appId !== undefined || account.appSecret !== undefined) {
+    const missing = Object.entries({ WECHAT_APP_ID: account.appId, WECHAT_APP_SECRET: account.appSecret, WECHAT_TOKEN: account.token })
+      .filter(([, v]) => v === undefined)
+      .map(([k]) => k)
+    if (missing.length > 0) throw new ConfigError(`${missing.join(', ')} must be set too (or unset WECHAT_APP_ID and WECHAT_APP_SECRET to use the emulator)`)
+    wechat = {
+      kind: 'account',
+      appId: account.appId as string,
+      appSecret: account.appSecret as string,
+      token: account.token as string,
+      encodingAESKey: value('WECHAT_ENCODING_AES_KEY'),
+      apiBaseUrl: value('WECHAT_API_BASE'),
+    }
+  } else if (value('WECHAT_API_BASE') !== undefined) {
+    throw new ConfigError('WECHAT_API_BASE needs WECHAT_APP_ID, WECHAT_APP_SECRET and WECHAT_TOKEN')
+  }
+
+  return {
+    port: integer('PORT', 3000, 65535) as number,
+    host: value('HOST'),
+    store,
+    wechat,
+    sceneTtlSeconds: integer('SCANAUTH_SCENE_TTL_SECONDS', undefined, 2_592_000),
+  }
+}

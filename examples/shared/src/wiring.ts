@@ -1,0 +1,214 @@
+/**
+ * What both example servers share apart from their framework and configuration: the store, the
+ * WeChat side (the real API or an emulator started in-process), logging, the demo page's files and
+ * its two small endpoints.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Redis } from 'ioredis'
+import { createScanAuth, MemoryStore, SCENE_STR_PATTERN, type ScanAuth, type Store } from '@scanauth/core'
+import { SqliteStore } from '@scanauth/sqlite'
+import { RedisStore } from '@scanauth/redis'
+import { createWechatCallback, createWechatQrProvider, type WechatCallback } from '@scanauth/wechat'
+import { startWechatEmulator, type WechatEmulator } from '@scanauth/wechat-emulator'
+import { ConfigError, type ExampleConfig, type StoreConfig, type WechatConfig } from './config'
+
+type Emulator = WechatEmulator
+
+/** A response of the demo endpoints, for any framework to send as JSON. */
+export interface DemoResponse {
+  status: number
+  body: unknown
+}
+
+/** The parts an example server is assembled from. */
+export interface Wiring {
+  /** The scanauth instance (scene creation is logged). */
+  auth: ScanAuth
+  /** The WeChat push handler for `/wechat/callback`. */
+  wechatCallback: WechatCallback
+  /** The in-process emulator, when no account is configured. */
+  emulator: Emulator | null
+  log(line: string): void
+  /** Call once the server listens at `baseUrl`: points the emulator's pushes at our callback. */
+  listening(baseUrl: string): Promise<void>
+  /** `GET /demo/config`: what the demo page should offer. */
+  demoConfig(): DemoResponse
+  /** `POST /demo/emulator-scan` `{scene_str, openid?}`: the emulated phone scans the scene. */
+  demoScan(body: unknown): Promise<DemoResponse>
+  /** Logs an unexpected error behind a 500 answer (the answer itself reveals nothing). */
+  logError(error: unknown): void
+  /** Logs a request worth seeing (errors); successful polls and page files stay quiet. */
+  logRequest(method: string, path: string, status: number): void
+  /** Closes the emulator and the store. */
+  close(): Promise<void>
+}
+
+/** Path of the demo page's files (`index.html`, `app.js`, `style.css`), served by both examples. */
+export const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url))
+
+const PUBLIC_FILES: Record<string, [file: string, type: string]> = {
+  '/': ['index.html', 'text/html; charset=utf-8'],
+  '/index.html': ['index.html', 'text/html; charset=utf-8'],
+  '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
+  '/style.css': ['style.css', 'text/css; charset=utf-8'],
+  '/favicon.svg': ['favicon.svg', 'image/svg+xml'],
+}
+
+/** One of the demo page's files by URL path, or undefined (for servers without a static-file middleware). */
+export async function publicFile(path: string): Promise<{ body: Buffer; type: string } | undefined> {
+  const entry = PUBLIC_FILES[path]
+  if (entry === undefined) return undefined
+  return { body: await readFile(resolve(PUBLIC_DIR, entry[0])), type: entry[1] }
+}
+
+/** The emulated Official Account (any values work: the emulator and this server share them). */
+const EMULATED = { appId: 'wx00e0demo00emulator', appSecret: 'emulator-app-secret', token: 'emulator-token' }
+
+/** Builds the store, the platform and the scanauth instance for `config`. */
+export async function createWiring(config: ExampleConfig, framework: string): Promise<Wiring> {
+  const write = config.log ?? ((line: string) => console.log(line))
+  const log = (line: string) => write(`${new Date().toISOString()} ${line}`)
+  const cleanup: Array<() => Promise<unknown> | unknown> = []
+  const closeAll = async () => {
+    for (const step of cleanup.splice(0).reverse()) await step()
+  }
+
+  try {
+    const { store, label } = await openStore(config.store, log)
+    cleanup.push(() => store.close())
+
+    let emulator: Emulator | null = null
+    let account: Extract<WechatConfig, { kind: 'account' }>
+    if (config.wechat.kind === 'emulator') {
+      const encodingAESKey = randomBytes(32).toString('base64').slice(0, 43)
+      emulator = await startWechatEmulator({ port: 0, host: '127.0.0.1', ...EMULATED, encodingAESKey })
+      cleanup.push(() => emulator?.close())
+      account = { kind: 'account', ...EMULATED, encodingAESKey, apiBaseUrl: emulator.url }
+    } else {
+      account = config.wechat
+    }
+
+    const core = createScanAuth({
+      store: store.store,
+      qr: createWechatQrProvider({ appId: account.appId, appSecret: account.appSecret, apiBaseUrl: account.apiBaseUrl }),
+      sceneTtlSeconds: config.sceneTtlSeconds,
+      now: config.now,
+      hooks: {
+        onScan: (e) => log(`scan ${e.sceneStr} by ${e.openid}: ${e.result}${e.userId === undefined ? '' : ` (user ${e.userId})`}`),
+        onActivate: ({ authorization: a }) =>
+          log(`authorization ${a.id} (${a.type}, ${a.source}) active for user ${a.userId}${a.endAt ? ` until ${a.endAt}` : ''}`),
+        onHookError: (error) => log(`hook failed: ${String(error)}`),
+      },
+    })
+    // The instance as it is, with scene creation logged.
+    const auth: ScanAuth = {
+      ...core,
+      async createScene(input) {
+        try {
+          const scene = await core.createScene(input)
+          log(`scene ${scene.sceneStr} created for device ${input.deviceId} (${scene.expiresIn} s)`)
+          return scene
+        } catch (error) {
+          log(`scene creation failed: ${error instanceof Error ? error.message : String(error)}`)
+          throw error
+        }
+      },
+    }
+    const wechatCallback = createWechatCallback({
+      auth,
+      appId: account.appId,
+      token: account.token,
+      encodingAESKey: account.encodingAESKey,
+      onError: (error) => log(`wechat callback error: ${error instanceof Error ? error.message : String(error)}`),
+    })
+
+    const platform = emulator ? `WeChat emulator at ${emulator.url}` : `WeChat account ${account.appId}${account.apiBaseUrl ? ` via ${account.apiBaseUrl}` : ''}`
+    log(`scanauth example (${framework}): store ${label}, ${platform}`)
+
+    return {
+      auth,
+      wechatCallback,
+      emulator,
+      log,
+      async listening(baseUrl) {
+        await emulator?.setCallbackUrl(`${baseUrl}/wechat/callback`)
+      },
+      demoConfig: () => ({ status: 200, body: { framework, store: config.store.kind, emulator: emulator !== null } }),
+      async demoScan(body) {
+        if (emulator === null) return { status: 404, body: { detail: 'No emulator: scan the code with WeChat' } }
+        const { scene_str: sceneStr, openid } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
+        if (typeof sceneStr !== 'string' || !SCENE_STR_PATTERN.test(sceneStr)) return { status: 400, body: { detail: 'scene_str is required' } }
+        if (typeof openid !== 'string' || !/^[\w-]{1,64}$/.test(openid)) return { status: 400, body: { detail: 'openid must be 1-64 letters, digits, _ or -' } }
+        try {
+          const push = await emulator.scan({ sceneStr, openid })
+          if (push.status !== 200) throw new Error(`the callback answered ${push.status ?? 'nothing'}`)
+          return { status: 200, body: { scanned: sceneStr, reply: push.reply?.Content ?? null } }
+        } catch (error) {
+          log(`emulated scan failed: ${error instanceof Error ? error.message : String(error)}`)
+          return { status: 502, body: { detail: `The emulated scan failed: ${error instanceof Error ? error.message : String(error)}` } }
+        }
+      },
+      logError(error) {
+        log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+      },
+      logRequest(method, path, status) {
+        if (status >= 400) log(`${method} ${path} -> ${status}`)
+      },
+      close: closeAll,
+    }
+  } catch (error) {
+    await closeAll()
+    throw error
+  }
+}
+
+/** Opens the configured store; `close` releases what we opened (the file, the Redis connection). */
+async function openStore(config: StoreConfig, log: (line: string) => void): Promise<{ store: { store: Store; close(): Promise<void> }; label: string }> {
+  if (config.kind === 'memory') return { store: { store: new MemoryStore(), close: async () => {} }, label: 'memory' }
+  if (config.kind === 'sqlite') {
+    let store: SqliteStore
+    try {
+      mkdirSync(dirname(config.filename), { recursive: true })
+      store = new SqliteStore({ filename: config.filename })
+    } catch (error) {
+      // better-sqlite3 says only "unable to open database file": name the file and where it came from.
+      throw new ConfigError(`cannot open the SQLite file ${config.filename} (SCANAUTH_SQLITE_FILE): ${error instanceof Error ? error.message : String(error)}`)
+    }
+    return { store: { store, close: () => store.close() }, label: `sqlite ${config.filename}` }
+  }
+  const client = new Redis(config.url, { maxRetriesPerRequest: 2 })
+  client.on('error', (error: Error) => log(`redis: ${error.message}`))
+  try {
+    await client.ping() // fail at start, with the reason, rather than on the first request
+  } catch (error) {
+    client.disconnect()
+    throw new ConfigError(`cannot reach Redis at ${redactUrl(config.url)}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const store = new RedisStore({ client, keyPrefix: config.keyPrefix })
+  return {
+    store: {
+      store,
+      close: async () => {
+        await client.quit().catch(() => client.disconnect())
+      },
+    },
+    label: `redis ${redactUrl(config.url)} (prefix ${config.keyPrefix})`,
+  }
+}
+
+/** A Redis URL without its password, for the log. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return 'redis'
+  }
+}

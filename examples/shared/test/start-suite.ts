@@ -1,0 +1,114 @@
+/**
+ * Boots an example server exactly as `npm start` / `npm run start:koa` does: the command of the root
+ * package.json script, with tsx from the repository, but in a fresh temporary working folder (so the
+ * default SQLite file `./data/scanauth.sqlite` lands there) and with `PORT=0`. Reads the address from
+ * the log, uses the page and the whole flow, then sends SIGTERM and expects a clean exit.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { fetchJson, postJson } from '@scanauth/testkit'
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+
+interface Spawned {
+  child: ChildProcess
+  url: string
+  output(): string
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+/** Runs the root package.json script `script` in `cwd` and waits for its "listening on" line. */
+async function spawnScript(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Spawned> {
+  const command = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[script]
+  if (command === undefined) throw new Error(`no script "${script}" in package.json`)
+  const [bin, ...args] = command.split(/\s+/)
+  // npm runs the script from the root with node_modules/.bin on PATH; from another folder, the same
+  // binary and the script's path made absolute.
+  const child = spawn(join(ROOT, 'node_modules', '.bin', bin as string), args.map((a) => (a.startsWith('-') ? a : resolve(ROOT, a))), {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group, so cleanup can reach tsx's child too
+  })
+  let output = ''
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((ok) => child.once('exit', (code, signal) => ok({ code, signal })))
+  const url = await new Promise<string>((ok, fail) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /listening on (http:\/\/\S+)/.exec(output)
+      if (match) ok(match[1] as string)
+    }
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', onData)
+    // 'close', not 'exit': it comes once the output pipes are drained, so the message has all of it.
+    child.once('close', (code, signal) => fail(new Error(`${script} exited (${code ?? signal}) before listening:\n${output}`)))
+  })
+  return { child, url, output: () => output, exited }
+}
+
+/** Registers the suite that boots the root script `script` (`start` or `start:koa`) of `framework`'s example. */
+export function describeNpmStart(script: 'start' | 'start:koa', framework: 'express' | 'koa'): void {
+  let spawned: Spawned | undefined
+  let cwd: string | undefined
+  afterEach(async () => {
+    const child = spawned?.child
+    if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      process.kill(-child.pid, 'SIGKILL') // the test failed before its SIGTERM: end the group we started
+      await spawned?.exited
+    }
+    spawned = undefined
+    if (cwd) rmSync(cwd, { recursive: true, force: true })
+  })
+
+  describe(`npm run ${script}`, () => {
+    it('starts with SQLite and the emulator on a fresh machine, serves the page and the flow, and stops on SIGTERM', async () => {
+      cwd = mkdtempSync(join(tmpdir(), `scanauth-npm-${framework}-`))
+      spawned = await spawnScript(script, cwd, { ...cleanEnv(), PORT: '0', SCANAUTH_STORE: 'sqlite' })
+      const { url } = spawned
+      expect(spawned.output()).toContain(`scanauth example (${framework}): store sqlite`)
+
+      const page = await fetch(`${url}/`)
+      expect(await page.text()).toContain('Sign in with WeChat')
+      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'sqlite', emulator: true })
+
+      const created = await postJson(`${url}/auth/create_scene`, { device_id: 'npm-start' })
+      expect(created.status).toBe(200)
+      const scene = created.body.scene_str as string
+      expect((await fetch(created.body.qr_url)).headers.get('content-type')).toBe('image/png')
+      expect((await postJson(`${url}/demo/emulator-scan`, { scene_str: scene, openid: 'phone-npm' })).status).toBe(200)
+      const polled = await fetchJson(`${url}/auth/status?scene=${scene}`)
+      expect(polled.body.status).toBe('authorized')
+      const session = await fetchJson(`${url}/auth/session`, { headers: { authorization: `Bearer ${polled.body.session_token}` } })
+      expect(session.body.device_id).toBe('npm-start')
+
+      spawned.child.kill('SIGTERM')
+      expect(await spawned.exited).toEqual({ code: 0, signal: null })
+      expect(spawned.output()).toContain('SIGTERM: shutting down')
+      expect(spawned.output()).toContain('stopped')
+      expect(existsSync(join(cwd, 'data', 'scanauth.sqlite'))).toBe(true)
+      expect(spawned.output()).toContain(`scan ${scene} by phone-npm: authorized`)
+    })
+
+    it('exits 1 naming the SQLite file it cannot open and the variable that set it', async () => {
+      cwd = mkdtempSync(join(tmpdir(), `scanauth-npm-${framework}-`))
+      const folder = join(cwd, 'not-a-file') // a folder where the database file should be
+      mkdirSync(folder)
+      const failed = spawnScript(script, cwd, { ...cleanEnv(), PORT: '0', SCANAUTH_STORE: 'sqlite', SCANAUTH_SQLITE_FILE: folder })
+      await expect(failed).rejects.toThrow(`${script} exited (1) before listening`)
+      await expect(failed).rejects.toThrow(`scanauth example failed to start: cannot open the SQLite file ${folder} (SCANAUTH_SQLITE_FILE): `)
+    })
+  })
+}
+
+/** This process's environment without the variables the example reads, so the test sets them alone. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(WECHAT_|SCANAUTH_|REDIS_URL$|PORT$|HOST$)/.test(key)) env[key] = value
+  }
+  return env
+}

@@ -1,0 +1,99 @@
+/**
+ * `createFetchHandler`: the routes of `createHttpHandler` for hosts that speak the Fetch standard
+ * (`Request` in, `Response` out): Hono, Next.js route handlers, Bun, Deno, Cloudflare-style workers.
+ *
+ * It is a translation and nothing more: the `Request` becomes an {@link HttpRequest}, the answer of
+ * `createHttpHandler` becomes a `Response`. Every rule (routes, statuses, bodies, headers, the body
+ * size limit) stays in `createHttpHandler`. The one difference: Fetch has no `next()`, so a path that
+ * is not ours answers 404 `{detail}`; mount the handler where only scanauth's paths reach it, or call
+ * `owns(path)` first.
+ *
+ * @module
+ */
+import type { ScanAuth } from '../api'
+import { readFetchBody } from './fetch-body'
+import { createHttpHandler } from './handler'
+import type { HttpHandlerOptions, HttpRequest, HttpResponse } from './types'
+
+/** Options of {@link createFetchHandler}. */
+export interface FetchHandlerOptions {
+  /** Where the routes live, as the full path of the request URL. Default `/auth`. */
+  basePath?: string
+  /**
+   * Largest request body accepted, in bytes. Default 16 KiB. Only this many bytes (plus one, to tell
+   * "too large") are read from the client; a longer body answers 400 "Request body is too large".
+   */
+  maxBodyBytes?: number
+  /**
+   * Called with every unexpected error (a store failure, a body the client broke off) before the
+   * handler answers 500 `{detail: 'Internal error'}`, so the app can log it.
+   */
+  onError?(error: unknown, request: Request): void
+}
+
+/** Answers a Fetch `Request` for scanauth's routes; other paths answer 404 `{detail}`. */
+export interface FetchHandler {
+  (request: Request): Promise<Response>
+  /** Whether `path` (a URL pathname) is one of the handler's routes, whatever the method. */
+  owns(path: string): boolean
+}
+
+const DEFAULT_MAX_BODY = 16 * 1024
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
+const NOT_FOUND: HttpResponse = { status: 404, headers: JSON_HEADERS, body: { detail: 'Not found' } }
+
+/**
+ * Creates the Fetch-standard handler for a scanauth instance.
+ *
+ * @example
+ * ```ts
+ * const handler = createFetchHandler(auth, { basePath: '/auth' })
+ * app.all('/auth/*', (c) => handler(c.req.raw))        // Hono
+ * Bun.serve({ port: 3000, fetch: handler })             // Bun; Deno.serve(handler) on Deno
+ * ```
+ */
+export function createFetchHandler(auth: ScanAuth, options: FetchHandlerOptions = {}): FetchHandler {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
+  // The HttpRequest the core handler reports an error with is always the one built from this Request.
+  const originals = new WeakMap<HttpRequest, Request>()
+  const onError: HttpHandlerOptions['onError'] =
+    options.onError === undefined ? undefined : (error, request) => options.onError?.(error, originals.get(request) as Request)
+  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '/auth', maxBodyBytes, onError })
+
+  const fetchHandler = async function fetchHandler(request: Request): Promise<Response> {
+    const url = new URL(request.url)
+    if (!handle.owns(url.pathname)) return jsonResponse(request, NOT_FOUND)
+    let answer: HttpResponse | undefined
+    try {
+      const method = request.method.toUpperCase()
+      const reads = method !== 'GET' && method !== 'HEAD'
+      const httpRequest: HttpRequest = {
+        method,
+        path: url.pathname,
+        query: url.searchParams,
+        headers: Object.fromEntries(request.headers),
+        // Capped: at most maxBodyBytes + 1 bytes, and the core handler answers 400 past the limit.
+        body: reads ? await readFetchBody(request, maxBodyBytes) : undefined,
+      }
+      originals.set(httpRequest, request)
+      answer = await handle(httpRequest)
+    } catch (error) {
+      // Only reading the body can throw here (the core handler never does): the client broke it off.
+      options.onError?.(error, request)
+      answer = { status: 500, headers: JSON_HEADERS, body: { detail: 'Internal error' } }
+    }
+    // owns() said the path is ours, so the core handler answered; the fallback only satisfies the types.
+    return jsonResponse(request, answer ?? NOT_FOUND)
+  }
+  return Object.assign(fetchHandler, { owns: handle.owns })
+}
+
+/** The handler's answer as a `Response`: the JSON body and its length; headers only for `HEAD`; no body for a 204. */
+function jsonResponse(request: Request, answer: HttpResponse): Response {
+  if (answer.body === undefined) return new Response(null, { status: answer.status, headers: answer.headers })
+  const text = JSON.stringify(answer.body)
+  const headers = new Headers(answer.headers)
+  headers.set('content-length', String(new TextEncoder().encode(text).byteLength))
+  const withBody = request.method.toUpperCase() !== 'HEAD'
+  return new Response(withBody ? text : null, { status: answer.status, headers })
+}

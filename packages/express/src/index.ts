@@ -1,0 +1,18 @@
+/**
+ * `@scanauth/express`: Express 5 middleware for scanauth. Thin translations of core's framework-neutral
+ * HTTP handler and of the WeChat callback of `@scanauth/wechat`: every rule lives there (see
+ * `docs/behaviour.md`); this package only moves requests and responses between Express and them.
+ *
+ * - {@link scanAuthRouter}: the scanauth routes (`create_scene`, `status`, `session`, `consume`) as a router.
+ * - {@link wechatCallbackMiddleware}: the Official Account's push URL (URL verification and events).
+ *
+ * ```ts
+ * app.use(express.json())                                   // the app's own parser is fine
+ * app.use('/auth', scanAuthRouter(auth))                    // POST /auth/create_scene, GET /auth/status, ...
+ * app.use('/wechat/callback', wechatCallbackMiddleware(createWechatCallback({ auth, token, appId })))
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { scanAuthRouter, type ScanAuthRouterOptions } from './router'
+export { wechatCallbackMiddleware, type WechatCallbackMiddlewareOptions } from './wechat-callback'

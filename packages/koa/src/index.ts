@@ -1,0 +1,18 @@
+/**
+ * `@scanauth/koa`: Koa 3 middleware for scanauth. Thin translations of core's framework-neutral HTTP
+ * handler and of the WeChat callback of `@scanauth/wechat`: every rule lives there (see
+ * `docs/behaviour.md`); this package only moves requests and responses between Koa and them.
+ *
+ * - {@link scanAuthMiddleware}: the scanauth routes (`create_scene`, `status`, `session`, `consume`) under `basePath`.
+ * - {@link wechatCallbackMiddleware}: the Official Account's push URL (URL verification and events).
+ *
+ * ```ts
+ * app.use(scanAuthMiddleware(auth, { basePath: '/auth' }))
+ * app.use(wechatCallbackMiddleware(createWechatCallback({ auth, token, appId }), { path: '/wechat/callback' }))
+ * app.use(bodyParser())                 // before or after: both read what the other left
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { scanAuthMiddleware, type ScanAuthMiddlewareOptions } from './scanauth-middleware'
+export { wechatCallbackMiddleware, type WechatCallbackMiddlewareOptions } from './wechat-callback'

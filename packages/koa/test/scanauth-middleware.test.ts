@@ -1,0 +1,77 @@
+// scanAuthMiddleware over real sockets, with core only (MemoryStore): the routes as every framework
+// adapter serves them (testkit's describeHttpRoutes), then what is Koa's own: living beside
+// @koa/bodyparser, before or after it.
+import { describe, expect, it } from 'vitest'
+import Koa, { type Middleware } from 'koa'
+import { bodyParser } from '@koa/bodyparser'
+import type { ScanAuth } from '@scanauth/core'
+import { describeHttpRoutes, fetchJson, postJson, serverPerTest } from '@scanauth/testkit'
+import { scanAuthMiddleware } from '../src/index'
+import { closedSqliteStore, memoryAuth } from './support/fixtures'
+
+const serveListener = serverPerTest()
+const serve = (app: Koa): Promise<string> => serveListener(app.callback())
+
+/** The app's own routes, after ours. */
+const ownRoutes: Middleware = async (ctx, next) => {
+  if (ctx.method === 'POST' && ctx.path === '/auth/login') ctx.body = { own: 'login', got: ctx.request.body ?? null }
+  else if (ctx.method === 'GET' && ctx.path === '/auth/profile') ctx.body = { own: 'profile' }
+  else if (ctx.method === 'GET' && ctx.path === '/health') ctx.body = 'ok'
+  else await next()
+}
+
+/** An app the way people write one: @koa/bodyparser first, then scanauth, then routes of its own. */
+function hostApp(auth: ScanAuth, parser: Middleware | null = bodyParser(), onError?: (error: unknown) => void): Koa {
+  const app = new Koa()
+  if (parser) app.use(parser)
+  app.use(scanAuthMiddleware(auth, { basePath: '/auth', onError }))
+  app.use(ownRoutes)
+  return app
+}
+
+describeHttpRoutes('koa', (auth, { bodyParser: parse = true, onError }) => serve(hostApp(auth, parse ? bodyParser() : null, onError)), {
+  failingStore: closedSqliteStore,
+})
+
+describe('scanAuthMiddleware', () => {
+  it('answers 400 (from the parser) for invalid JSON when @koa/bodyparser reads it first', async () => {
+    const app = hostApp(memoryAuth())
+    app.silent = true // Koa would print the parser's error
+    const url = await serve(app)
+    const res = await fetch(`${url}/auth/create_scene`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' })
+    expect(res.status).toBe(400)
+    await res.text()
+  })
+
+  it("leaves the body of a route that is not ours unread for a parser after it, and reads its own routes' bodies itself", async () => {
+    const app = new Koa()
+    app.use(scanAuthMiddleware(memoryAuth()))
+    app.use(bodyParser())
+    app.use(ownRoutes)
+    const url = await serve(app)
+    expect((await postJson(`${url}/auth/login`, { user: 'bob' })).body).toEqual({ own: 'login', got: { user: 'bob' } })
+    expect((await postJson(`${url}/auth/create_scene`, { device_id: 'd' })).status).toBe(200)
+  })
+
+  it.each([
+    ['bodyParser()', bodyParser()],
+    ['bodyParser() for text and XML too', bodyParser({ enableTypes: ['json', 'form', 'text', 'xml'] })],
+    ['no parser', null],
+  ])('works beside %s', async (_name, parser) => {
+    const url = await serve(hostApp(memoryAuth(), parser))
+    const json = await postJson(`${url}/auth/create_scene`, { device_id: 'beside-a-parser' })
+    expect(json.status).toBe(200)
+    // A JSON body sent as text/plain: the parser leaves it (or keeps it as text); core reads it.
+    const text = await fetchJson(`${url}/auth/create_scene`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"device_id":"t"}' })
+    expect(text.status).toBe(200)
+  })
+
+  it('serves at another base path', async () => {
+    const app = new Koa()
+    app.use(bodyParser())
+    app.use(scanAuthMiddleware(memoryAuth(), { basePath: '/api/scan' }))
+    const url = await serve(app)
+    expect((await postJson(`${url}/api/scan/create_scene`, { device_id: 'd' })).status).toBe(200)
+    expect((await postJson(`${url}/auth/create_scene`, { device_id: 'd' })).status).toBe(404)
+  })
+})

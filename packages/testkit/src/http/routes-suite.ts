@@ -1,0 +1,199 @@
+/**
+ * `describeHttpRoutes`: the scanauth routes as a framework adapter serves them, one suite for every
+ * adapter (Express, Koa, a Fetch handler on Hono, ...). It only talks HTTP to the URL the host gives
+ * it, so it knows no framework. The rules behind each answer are in `docs/behaviour.md`.
+ *
+ * @module
+ */
+import { describe, expect, it } from 'vitest'
+import { createScanAuth, MemoryStore, type ScanAuth, type Store } from '@scanauth/core'
+import { RecordingQrProvider } from '../qr'
+import { fetchJson, postJson } from './fetch-json'
+import { createPendingScene, pollAuthorized, useSession } from './flow'
+
+/** How the suite asks a host for an app. */
+export interface HttpHostOptions {
+  /**
+   * Whether the app has its framework's usual body parser in front of the scanauth routes (for
+   * Express `express.json()`, for Koa `@koa/bodyparser`). Default true. A framework without one
+   * ignores it.
+   */
+  bodyParser?: boolean
+  /** Pass it to the adapter's `onError` option: it must receive every unexpected error behind a 500. */
+  onError?: (error: unknown) => void
+}
+
+/**
+ * Serves, until the test ends, an app the way people write one with the framework: its usual body
+ * parser first (none when `options.bodyParser` is false), the scanauth routes of `auth` at `/auth`,
+ * then routes of the app's own: `POST /auth/login` answers `{ own: 'login', got: <the parsed JSON
+ * body, or null> }`, `GET /auth/profile` answers `{ own: 'profile' }` and `GET /health` the text
+ * `ok`; anything else is the framework's 404. Resolves with the base URL (no trailing slash).
+ */
+export type HttpRoutesHost = (auth: ScanAuth, options: HttpHostOptions) => Promise<string>
+
+/** What the suite needs besides the host. */
+export interface HttpRoutesSuiteOptions {
+  /**
+   * A real store that rejects every call, e.g. a `SqliteStore` whose database has been closed: the
+   * suite checks that such a failure is answered 500 and reported to `onError`.
+   */
+  failingStore(): Promise<Store>
+}
+
+/** A service on a fresh MemoryStore and a QR provider that answers `https://qr.example.test/<scene>`. */
+function memoryAuth(): ScanAuth {
+  return createScanAuth({ store: new MemoryStore(), qr: new RecordingQrProvider() })
+}
+
+/**
+ * Registers the route suite for one framework adapter: the whole flow (create, scan, poll, session,
+ * consume), `HEAD`, the 400/401/404/405/500/502 answers with `{detail}`, and falling through to the
+ * app's own routes inside and outside `/auth`. Real sockets; core only (MemoryStore). Test what is
+ * the framework's own (its body parsers, mounting) next to it, in the adapter's tests.
+ *
+ * @param framework - Its name, for the test titles.
+ * @param host - Serves an app with the scanauth routes at `/auth`.
+ * @param options - A store that fails, for the 500 test.
+ *
+ * @example
+ * ```ts
+ * const serve = serverPerTest()
+ * describeHttpRoutes('express', (auth, { bodyParser = true, onError }) => {
+ *   const app = express()
+ *   if (bodyParser) app.use(express.json())
+ *   app.use('/auth', scanAuthRouter(auth, { onError }))
+ *   app.post('/auth/login', (req, res) => void res.json({ own: 'login', got: req.body ?? null }))
+ *   app.get('/auth/profile', (_req, res) => void res.json({ own: 'profile' }))
+ *   app.get('/health', (_req, res) => void res.type('text').send('ok'))
+ *   return serve(app)
+ * }, { failingStore: closedSqliteStore })
+ * ```
+ */
+export function describeHttpRoutes(framework: string, host: HttpRoutesHost, options: HttpRoutesSuiteOptions): void {
+  const serveHost = (auth: ScanAuth, hostOptions: HttpHostOptions = {}) => host(auth, hostOptions)
+
+  describe(`the ${framework} adapter's routes`, () => {
+    it('runs the whole flow: create, scan, poll, session, consume', async () => {
+      const auth = memoryAuth()
+      const url = await serveHost(auth)
+
+      const created = await createPendingScene(url, 'device-1')
+      expect(created).toEqual({ scene_str: expect.stringMatching(/^pc_[0-9a-f]{32}$/), qr_url: expect.any(String), expires_in: 300 })
+      const scene = created.scene_str as string
+      expect(created.qr_url).toBe(`https://qr.example.test/${scene}`)
+
+      expect(await auth.handleScan({ sceneStr: scene, openid: 'openid-1' })).toMatchObject({ result: 'authorized' })
+      const { bearer } = await pollAuthorized(url, scene)
+      expect(await useSession(url, bearer, 'device-1')).toMatchObject({ user_id: 1 })
+    })
+
+    it('signs a device out: POST logout answers 204 without a body, then the token is refused', async () => {
+      const auth = memoryAuth()
+      const url = await serveHost(auth)
+      const created = await createPendingScene(url, 'device-1')
+      await auth.handleScan({ sceneStr: created.scene_str as string, openid: 'openid-1' })
+      const { bearer } = await pollAuthorized(url, created.scene_str as string)
+      const out = await fetch(`${url}/auth/logout`, { method: 'POST', headers: bearer })
+      expect(out.status).toBe(204)
+      expect(await out.text()).toBe('')
+      const session = await fetch(`${url}/auth/session`, { headers: bearer })
+      expect(session.status).toBe(401)
+      await session.body?.cancel()
+      const again = await fetch(`${url}/auth/logout`, { method: 'POST', headers: bearer })
+      expect(again.status).toBe(401)
+      expect(again.headers.get('www-authenticate')).toBe('Bearer')
+      expect(await again.json()).toEqual({ detail: expect.any(String) })
+      const status = await fetch(`${url}/auth/status?scene=${created.scene_str as string}`)
+      expect(await status.json()).toEqual({ status: 'expired' })
+    })
+
+    it('answers HEAD on a GET route like GET, without the body', async () => {
+      const auth = memoryAuth()
+      const url = await serveHost(auth)
+      const { sceneStr } = await auth.createScene({ deviceId: 'd' })
+      const get = await fetch(`${url}/auth/status?scene=${sceneStr}`)
+      const getBody = await get.text()
+      expect(JSON.parse(getBody)).toEqual({ status: 'pending' })
+
+      const head = await fetch(`${url}/auth/status?scene=${sceneStr}`, { method: 'HEAD' })
+      expect(head.status).toBe(200)
+      expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'))
+      expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(getBody)))
+      expect(await head.text()).toBe('')
+    })
+
+    it('answers 405 without a body to HEAD on a POST-only route', async () => {
+      const url = await serveHost(memoryAuth())
+      const head = await fetch(`${url}/auth/create_scene`, { method: 'HEAD' })
+      expect(head.status).toBe(405)
+      expect(head.headers.get('allow')).toBe('POST')
+      expect(await head.text()).toBe('')
+    })
+
+    it('answers 400 with {detail} for malformed input', async () => {
+      const url = await serveHost(memoryAuth(), { bodyParser: false })
+      const bad = await fetchJson(`${url}/auth/create_scene`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"device_id":' })
+      expect(bad.status).toBe(400)
+      expect(bad.body).toEqual({ detail: expect.stringMatching(/JSON/) })
+      expect((await postJson(`${url}/auth/create_scene`, {})).status).toBe(400)
+      expect((await postJson(`${url}/auth/create_scene`, { device_id: 'x'.repeat(129) })).status).toBe(400)
+      expect((await postJson(`${url}/auth/create_scene`, { device_id: 'y'.repeat(20_000) })).body).toEqual({ detail: expect.stringMatching(/too large/) })
+      const missing = await fetchJson(`${url}/auth/status`)
+      expect(missing.status).toBe(400)
+      expect(missing.body.detail).toEqual(expect.any(String))
+    })
+
+    it('answers 404 for an unknown scene, 405 for a wrong method, 401 without a valid session', async () => {
+      const url = await serveHost(memoryAuth())
+      const unknown = await fetchJson(`${url}/auth/status?scene=pc_${'0'.repeat(32)}`)
+      expect(unknown.status).toBe(404)
+      expect(unknown.body).toEqual({ detail: expect.any(String) })
+
+      const wrong = await fetchJson(`${url}/auth/create_scene`)
+      expect(wrong.status).toBe(405)
+      expect(wrong.headers.get('allow')).toBe('POST')
+      expect((await postJson(`${url}/auth/status`, {})).status).toBe(405)
+
+      const noToken = await fetchJson(`${url}/auth/session`)
+      expect(noToken.status).toBe(401)
+      expect(noToken.headers.get('www-authenticate')).toBe('Bearer')
+      expect((await fetchJson(`${url}/auth/session`, { headers: { authorization: 'Bearer nope' } })).status).toBe(401)
+    })
+
+    it('answers 502 when the platform cannot create the code, and stores nothing', async () => {
+      const store = new MemoryStore()
+      const qr = new RecordingQrProvider()
+      qr.failWith = 'platform is down'
+      const url = await serveHost(createScanAuth({ store, qr }))
+      const res = await postJson(`${url}/auth/create_scene`, { device_id: 'd' })
+      expect(res.status).toBe(502)
+      expect(res.body.detail).toMatch(/QR code creation failed.*platform is down/)
+      expect(store.snapshot().scenes).toEqual([])
+    })
+
+    it('answers 500 {detail} for a store failure and reports the error to onError', async () => {
+      const store = await options.failingStore()
+      // The error this store fails with, to recognise it in what onError receives.
+      const failure: unknown = await store.load({ sceneStr: `pc_${'1'.repeat(32)}` }).then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      expect(failure, 'failingStore() must give a store that rejects every call').toBeInstanceOf(Error)
+      const reported: unknown[] = []
+      const url = await serveHost(createScanAuth({ store, qr: new RecordingQrProvider() }), { onError: (e) => reported.push(e) })
+      const res = await postJson(`${url}/auth/create_scene`, { device_id: 'd' })
+      expect(res).toMatchObject({ status: 500, body: { detail: 'Internal error' } })
+      expect(reported).toHaveLength(1)
+      expect(String(reported[0])).toBe(String(failure))
+    })
+
+    it("falls through to the app's own routes, inside and outside the prefix", async () => {
+      const url = await serveHost(memoryAuth())
+      expect((await postJson(`${url}/auth/login`, { user: 'ann' })).body).toEqual({ own: 'login', got: { user: 'ann' } })
+      expect((await fetchJson(`${url}/auth/profile`)).body).toEqual({ own: 'profile' })
+      expect((await fetchJson(`${url}/health`)).body).toBe('ok')
+      expect((await fetchJson(`${url}/auth/nothing-here`)).status).toBe(404)
+    })
+  })
+}

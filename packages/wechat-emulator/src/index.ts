@@ -1,0 +1,155 @@
+/**
+ * `@scanauth/wechat-emulator`: a local stand-in for the WeChat Official Account platform, for
+ * development without credentials and for tests (no test ever reaches WeChat).
+ *
+ * It is a real HTTP server that speaks the parts of WeChat scanauth uses (`stable_token`, `token`,
+ * `qrcode/create`, `showqrcode` with real PNG images), pushes signed and optionally encrypted scan
+ * events to the app's callback like WeChat does (three deliveries when no answer comes within 5 s),
+ * and has an HTML page where a person can "scan" a code by clicking it.
+ *
+ * @packageDocumentation
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { decodeAesKey, SUBSCRIBE_SCENE_PREFIX } from '@scanauth/wechat'
+import { WechatEmulatorError } from './errors'
+import { FailureQueue } from './failures'
+import { deliverPush, type PushSettings } from './push'
+import { listen } from './server'
+import { EmulatorTickets } from './tickets'
+import { EmulatorTokens } from './tokens'
+import type { EmulatorPushResult, EmulatorRequest, EmulatorScanInput, WechatEmulator, WechatEmulatorOptions } from './types'
+
+export { WechatEmulatorError, type WechatEmulatorErrorCode } from './errors'
+export type {
+  WechatEmulator,
+  WechatEmulatorOptions,
+  EmulatorTicket,
+  EmulatorRequest,
+  EmulatorEndpoint,
+  EmulatorFailure,
+  EmulatorScanInput,
+  EmulatorPushResult,
+  EmulatorReply,
+} from './types'
+
+/**
+ * Starts an emulated Official Account on a local port.
+ *
+ * @example
+ * ```ts
+ * const emulator = await startWechatEmulator({ appId: 'wx-test', appSecret: 's3cret', token: 'tok' })
+ * const auth = createScanAuth({ store: new MemoryStore(), qr: createWechatQrProvider(emulator.qrProviderOptions()) })
+ * emulator.setCallbackUrl('http://127.0.0.1:3000/wechat/callback')
+ * const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+ * const pushed = await emulator.scan({ sceneStr, openid: 'o_user_1' }) // pushed.reply?.Content === 'Signed in.'
+ * await emulator.close()
+ * ```
+ */
+export async function startWechatEmulator(options: WechatEmulatorOptions): Promise<WechatEmulator> {
+  for (const name of ['appId', 'appSecret', 'token'] as const) {
+    if (typeof options?.[name] !== 'string' || options[name] === '') throw new WechatEmulatorError('invalid_options', `startWechatEmulator: ${name} is required`)
+  }
+  const { appId, appSecret, token } = options
+  const now = options.now ?? Date.now
+  const key = options.encodingAESKey === undefined ? null : accountKey(options.encodingAESKey)
+  const mode = options.mode ?? (key ? 'safe' : 'plain')
+  if (mode !== 'plain' && key === null) throw new WechatEmulatorError('invalid_options', `startWechatEmulator: mode '${mode}' needs encodingAESKey`)
+  const accountId = options.accountId ?? `gh_${createHash('sha256').update(appId).digest('hex').slice(0, 12)}`
+  const demoOpenid = options.demoOpenid ?? 'o_emulator_demo_user'
+
+  let baseUrl = ''
+  let callbackUrl: string | null = options.callbackUrl ?? null
+  const closing = new AbortController()
+  const followers = new Set<string>()
+  const log: EmulatorRequest[] = []
+  const failures = new FailureQueue()
+  const tokens = new EmulatorTokens({
+    ttlSeconds: options.tokenTtlSeconds ?? 7200,
+    overlapSeconds: options.classicTokenOverlapSeconds ?? 300,
+    now,
+  })
+  const tickets = new EmulatorTickets({ baseUrl: () => baseUrl, now })
+  const settings: PushSettings = {
+    token,
+    appId,
+    accountId,
+    key,
+    mode,
+    timeoutMs: options.pushTimeoutMs ?? 5000,
+    attempts: options.pushAttempts ?? 3,
+    now,
+    closed: closing.signal,
+  }
+
+  const push = (fields: Record<string, string | number>): Promise<EmulatorPushResult> => {
+    if (callbackUrl === null) return Promise.reject(new WechatEmulatorError('no_callback_url', 'no callback URL is set: call setCallbackUrl(url) first'))
+    const event: Record<string, string> = { ToUserName: accountId, CreateTime: String(Math.floor(now() / 1000)) }
+    for (const [name, value] of Object.entries(fields)) event[name] = String(value)
+    if (!event.FromUserName) return Promise.reject(new WechatEmulatorError('invalid_argument', 'push: FromUserName (the openid) is required'))
+    return deliverPush(callbackUrl, event, settings)
+  }
+
+  const scan = async (input: EmulatorScanInput): Promise<EmulatorPushResult> => {
+    if (typeof input?.openid !== 'string' || input.openid === '') throw new WechatEmulatorError('invalid_argument', 'scan: openid is required')
+    const code = input.ticket !== undefined ? tickets.byTicket(input.ticket) : input.sceneStr !== undefined ? tickets.latestLiveFor(input.sceneStr) : undefined
+    if (input.ticket !== undefined && code === undefined) throw new WechatEmulatorError('unknown_ticket', 'scan: unknown ticket')
+    if (code !== undefined && !code.live) {
+      throw new WechatEmulatorError('expired_code', 'scan: the QR code has expired (WeChat shows "expired" and sends nothing)')
+    }
+    const sceneStr = code?.sceneStr ?? input.sceneStr
+    if (sceneStr === undefined) throw new WechatEmulatorError('invalid_argument', 'scan: ticket or sceneStr is required')
+    const subscribed = input.subscribed ?? followers.has(input.openid)
+    followers.add(input.openid)
+    const fields: Record<string, string> = {
+      FromUserName: input.openid,
+      MsgType: 'event',
+      Event: subscribed ? 'SCAN' : 'subscribe',
+      EventKey: subscribed ? sceneStr : `${SUBSCRIBE_SCENE_PREFIX}${sceneStr}`,
+    }
+    if (code !== undefined) fields.Ticket = code.ticket
+    return push(fields)
+  }
+
+  const { server, url } = await listen(
+    { appId, appSecret, demoOpenid, tokens, tickets, failures, log, now, scan },
+    options.port ?? 0,
+    options.host ?? '127.0.0.1',
+  )
+  baseUrl = url
+
+  return {
+    url,
+    appId,
+    accountId,
+    qrProviderOptions: () => ({ appId, appSecret, apiBaseUrl: url, imageBaseUrl: url }),
+    scan,
+    sendText: ({ openid, content }) =>
+      push({ FromUserName: openid, MsgType: 'text', Content: content, MsgId: randomBytes(8).readBigUInt64BE().toString() }),
+    push,
+    setCallbackUrl(next) {
+      callbackUrl = next
+    },
+    tickets: () => tickets.all(),
+    requests: () => log.map((entry) => ({ ...entry })),
+    failNext: (endpoint, failure, times) => failures.add(endpoint, failure, times),
+    invalidateTokens: () => tokens.revokeAll(),
+    async close() {
+      closing.abort()
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        // Hanging requests and keep-alive sockets would hold close() open forever.
+        server.closeAllConnections()
+      })
+    },
+  }
+}
+
+/** The account's AES key from its EncodingAESKey, refused as one of the emulator's own options. */
+function accountKey(encodingAESKey: string): Buffer {
+  try {
+    return decodeAesKey(encodingAESKey)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new WechatEmulatorError('invalid_options', `startWechatEmulator: ${reason}`, { cause: error })
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * The public shapes of the emulator: its options, the handle `startWechatEmulator` returns, and what
+ * its methods return.
+ *
+ * @module
+ */
+
+/** Options of `startWechatEmulator`. The account values are anything you like; the app under test must use the same ones. */
+export interface WechatEmulatorOptions {
+  /** Port to listen on; 0 (default) picks a free one. */
+  port?: number
+  /** Address to listen on. Default `127.0.0.1`. */
+  host?: string
+  /** The emulated account's AppID. */
+  appId: string
+  /** Its AppSecret: the token endpoints refuse any other. */
+  appSecret: string
+  /** The Token pushes are signed with. */
+  token: string
+  /** The EncodingAESKey; when set, pushes are encrypted (see `mode`). */
+  encodingAESKey?: string
+  /** `plain`, `compatible` (plain fields and Encrypt) or `safe` (Encrypt only). Default `safe` with a key, else `plain`. */
+  mode?: 'plain' | 'compatible' | 'safe'
+  /** Where scans are pushed (the app's callback URL). Can be set later with `setCallbackUrl`. */
+  callbackUrl?: string
+  /** The account's original ID, sent as ToUserName. Default derived from the AppID (`gh_…`). */
+  accountId?: string
+  /** How long an old classic token stays valid after a new one is fetched. Default 300 s, like WeChat. */
+  classicTokenOverlapSeconds?: number
+  /** Lifetime of access tokens. Default 7200 s. */
+  tokenTtlSeconds?: number
+  /** How long to wait for the callback's answer before trying again. Default 5000 ms, like WeChat. */
+  pushTimeoutMs?: number
+  /** Deliveries per push when no answer comes in time. Default 3, like WeChat. */
+  pushAttempts?: number
+  /** The openid the HTML page scans with unless the person types another. Default `o_emulator_demo_user`. */
+  demoOpenid?: string
+  /** Clock in epoch milliseconds (token and ticket expiry, CreateTime, push timestamps). Default `Date.now`. */
+  now?: () => number
+}
+
+/** A QR code the emulator created. */
+export interface EmulatorTicket {
+  /** The ticket WeChat would answer (ends in `==`); exchanged for the image at `showqrcode`. */
+  ticket: string
+  /** The scene: `scene_str`, or `scene_id` as text. */
+  sceneStr: string
+  /** What the QR image decodes to: an emulator page that scans this code. */
+  url: string
+  /** The image, `{emulator}/cgi-bin/showqrcode?ticket=...`. */
+  imageUrl: string
+  /** Epoch milliseconds; null for a permanent code. */
+  expiresAt: number | null
+  /** False once expired. */
+  live: boolean
+}
+
+/** One request the emulator's API received (secrets and tokens are not recorded). */
+export interface EmulatorRequest {
+  /** Epoch milliseconds, on the emulator's clock. */
+  at: number
+  /** The HTTP method, `GET` or `POST`. */
+  method: string
+  /** The path without the query, e.g. `/cgi-bin/qrcode/create`. */
+  path: string
+  /** The HTTP status answered; 0 when the request was left hanging. */
+  status: number
+  /** The errcode answered, when it was an API error. */
+  errcode?: number
+}
+
+/** An API endpoint whose next answer can be replaced by {@link EmulatorFailure}. */
+export type EmulatorEndpoint = 'stable_token' | 'token' | 'qrcode/create' | 'showqrcode'
+
+/** A replacement for one answer of an endpoint. */
+export type EmulatorFailure =
+  /** Answer HTTP 200 with `{errcode, errmsg}`. */
+  | {
+      /** The WeChat error code to answer, e.g. 45009 (daily quota used up). */
+      errcode: number
+      /** Its message. Default `emulated failure` (a `rid` is appended, as WeChat does). */
+      errmsg?: string
+    }
+  /** Answer this HTTP status with this body (default empty), e.g. `{ httpStatus: 200, body: '<html>' }` for "not JSON". */
+  | {
+      /** The HTTP status to answer. */
+      httpStatus: number
+      /** The body to answer. Default empty. */
+      body?: string
+    }
+  /** Never answer (until `close`): for timeout tests. */
+  | {
+      /** Leave the request hanging until the emulator closes. */
+      hang: true
+    }
+  /** Answer normally, after a delay: for concurrency tests. */
+  | {
+      /** Milliseconds to wait before answering normally. */
+      delayMs: number
+    }
+
+/** Input of `scan`: which code, and who scans it. */
+export interface EmulatorScanInput {
+  /** The ticket of a code the emulator created. */
+  ticket?: string
+  /** The scene; used to find the latest live code for it, or pushed as is when there is none. */
+  sceneStr?: string
+  /** The scanning user's openid. */
+  openid: string
+  /**
+   * Whether the user already follows the account: `true` sends `SCAN` (raw scene), `false` sends
+   * `subscribe` with `qrscene_` + scene. Default: whether this openid has followed before in this
+   * emulator (the first scan of a new openid subscribes it).
+   */
+  subscribed?: boolean
+}
+
+/** The passive reply the callback sent, decrypted when it came encrypted. */
+export interface EmulatorReply {
+  /** The reply's type, e.g. `text`. */
+  MsgType: string
+  /** The user it is addressed to: the openid that scanned. */
+  ToUserName: string
+  /** The account's original ID (`gh_…`). */
+  FromUserName: string
+  /** When the reply was made, epoch seconds as text. */
+  CreateTime: string
+  /** For text replies. */
+  Content?: string
+  /** True when it came encrypted. */
+  encrypted: boolean
+}
+
+/** What happened to one push. */
+export interface EmulatorPushResult {
+  /** Deliveries made (more than 1 when the callback did not answer in time). */
+  attempts: number
+  /** HTTP status of the callback's answer; null when none came after every attempt. */
+  status: number | null
+  /** The answer's body; null when none came. */
+  body: string | null
+  /** The passive reply, or null for `success` / an empty answer / no answer / an unreadable one. */
+  reply: EmulatorReply | null
+  /** Why WeChat would not accept the answer (the user would see "this account cannot provide service"), or null. */
+  replyError: string | null
+  /** The pushed message's fields (before encryption). */
+  event: Record<string, string>
+}
+
+/** A running emulator. */
+export interface WechatEmulator {
+  /** Base URL, e.g. `http://127.0.0.1:53012`: use it as `apiBaseUrl` (and image base) of `createWechatQrProvider`. */
+  readonly url: string
+  /** The emulated AppID. */
+  readonly appId: string
+  /** The ToUserName of pushes (`gh_…`). */
+  readonly accountId: string
+  /** The options to give `createWechatQrProvider` to use this emulator. */
+  qrProviderOptions(): {
+    /** The emulated AppID. */
+    appId: string
+    /** The emulated AppSecret. */
+    appSecret: string
+    /** The emulator's {@link WechatEmulator.url}: API calls go there. */
+    apiBaseUrl: string
+    /** The emulator's {@link WechatEmulator.url} too: `showqrcode` images come from there. */
+    imageBaseUrl: string
+  }
+  /**
+   * Scans a code as `openid` and pushes the event to the callback URL; resolves with what happened.
+   * Rejects with a `WechatEmulatorError`: `unknown_ticket`, `expired_code`, `no_callback_url`,
+   * `invalid_argument` (no openid, neither ticket nor sceneStr) or `closed`.
+   */
+  scan(input: EmulatorScanInput): Promise<EmulatorPushResult>
+  /** Pushes a text message from `openid` (it goes to the app's `onMessage`). */
+  sendText(input: { openid: string; content: string }): Promise<EmulatorPushResult>
+  /**
+   * Pushes any message: `FromUserName`, `MsgType` and the rest; `ToUserName` and `CreateTime` are
+   * filled in when absent. Rejects with a `WechatEmulatorError` `invalid_argument` without
+   * `FromUserName`, `no_callback_url` or `closed`.
+   */
+  push(fields: Record<string, string | number>): Promise<EmulatorPushResult>
+  /** Sets (or with null clears) where pushes go. */
+  setCallbackUrl(url: string | null): void
+  /** Every code created so far, live or not. */
+  tickets(): EmulatorTicket[]
+  /** The API requests received, oldest first. */
+  requests(): EmulatorRequest[]
+  /**
+   * Replaces the next `times` (default 1) answers of `endpoint` (`cgi-bin/` prefix optional) with
+   * `failure`, e.g. `failNext('qrcode/create', { errcode: 45009, errmsg: 'api freq out of limit' })`.
+   * Throws a `WechatEmulatorError` `invalid_argument` for an unknown endpoint or a bad `times`.
+   */
+  failNext(endpoint: EmulatorEndpoint | `cgi-bin/${EmulatorEndpoint}`, failure: EmulatorFailure, times?: number): void
+  /** Makes every access token issued so far invalid (as if another party forced a refresh): calls get 40001. */
+  invalidateTokens(): void
+  /** Stops the server, ends hanging requests and aborts pushes in flight. */
+  close(): Promise<void>
+}

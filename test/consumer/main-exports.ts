@@ -1,0 +1,14 @@
+/**
+ * The main exports of every public package: what the consumer imports, type-checks and runs. A new
+ * package under `packages/` fails the coverage test until it has an entry here.
+ */
+export const MAIN_EXPORTS: Readonly<Record<string, readonly string[]>> = {
+  '@scanauth/core': ['createScanAuth', 'MemoryStore', 'createHttpHandler', 'createFetchHandler', 'ScanAuthError'],
+  '@scanauth/sqlite': ['SqliteStore'],
+  '@scanauth/redis': ['RedisStore'],
+  '@scanauth/wechat': ['createWechatQrProvider', 'createWechatCallback'],
+  '@scanauth/wechat-emulator': ['startWechatEmulator'],
+  '@scanauth/testkit': ['describeStoreContract'],
+  '@scanauth/express': ['scanAuthRouter', 'wechatCallbackMiddleware'],
+  '@scanauth/koa': ['scanAuthMiddleware', 'wechatCallbackMiddleware'],
+}
