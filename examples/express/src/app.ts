@@ -34,6 +34,7 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Express; 
   })
   app.get('/demo/config', (_req, res) => send(res, wiring.demoConfig()))
   app.post('/demo/emulator-scan', async (req, res) => send(res, await wiring.demoScan(req.body)))
+  app.post('/demo/buy', async (req, res) => send(res, await wiring.demoBuy(req.body)))
   app.use(express.static(PUBLIC_DIR))
 
   const onError: ErrorRequestHandler = (error, req, res, _next) => {

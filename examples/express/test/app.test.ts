@@ -23,6 +23,7 @@ describe('configFromEnv', () => {
       REDIS_URL: 'redis://example:6380',
       SCANAUTH_REDIS_PREFIX: 'app:',
       SCANAUTH_SCENE_TTL_SECONDS: '120',
+      SCANAUTH_FREE_TRIAL_DAYS: '0.0007',
       WECHAT_APP_ID: 'wx1',
       WECHAT_APP_SECRET: 'secret',
       WECHAT_TOKEN: 'token',
@@ -35,6 +36,7 @@ describe('configFromEnv', () => {
       store: { kind: 'redis', url: 'redis://example:6380', keyPrefix: 'app:' },
       wechat: { kind: 'account', appId: 'wx1', appSecret: 'secret', token: 'token', encodingAESKey: 'k'.repeat(43), apiBaseUrl: 'http://127.0.0.1:9' },
       sceneTtlSeconds: 120,
+      freeTrialDays: 0.0007,
     })
     expect(configFromEnv({ SCANAUTH_STORE: 'memory' }).store).toEqual({ kind: 'memory' })
   })
@@ -45,5 +47,17 @@ describe('configFromEnv', () => {
     expect(() => configFromEnv({ SCANAUTH_STORE: 'mongo' })).toThrow(/SCANAUTH_STORE/)
     expect(() => configFromEnv({ WECHAT_APP_ID: 'wx1' })).toThrow(/WECHAT_APP_SECRET, WECHAT_TOKEN/)
     expect(() => configFromEnv({ WECHAT_API_BASE: 'http://x' })).toThrow(/WECHAT_APP_ID/)
+  })
+
+  it('takes a free trial of any length core accepts, fractions of a day too', () => {
+    expect(configFromEnv({}).freeTrialDays).toBeUndefined() // core's 7 days
+    for (const [raw, days] of [['7', 7], ['0.5', 0.5], ['.0007', 0.0007], ['36525', 36525]] as const) {
+      expect(configFromEnv({ SCANAUTH_FREE_TRIAL_DAYS: raw }).freeTrialDays).toBe(days)
+    }
+    for (const raw of ['0', '0.0', '-1', '36525.5', '1e3', 'Infinity', '0x10', 'seven', '7 days']) {
+      expect(() => configFromEnv({ SCANAUTH_FREE_TRIAL_DAYS: raw }), raw).toThrow(
+        new ConfigError(`SCANAUTH_FREE_TRIAL_DAYS must be a number of days above 0 and at most 36525 (e.g. 7, or 0.0007 for about a minute), not "${raw}"`),
+      )
+    }
   })
 })

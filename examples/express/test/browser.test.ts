@@ -1,6 +1,7 @@
 // The demo page in a real browser (Debian's chromium through playwright-core; never a download):
 // the QR image loads, the emulated phone scans, "Authorized" appears; then the purchase-needed and
-// expired states. Screenshots of each state go to examples/express/test-output/ (not committed).
+// expired states; the demo purchase and signing out; the narrowest phone (320 px); the emulator's
+// own page. Screenshots of each state go to examples/express/test-output/ (not committed).
 import { existsSync, mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -11,6 +12,9 @@ import type { RunningServer } from '@scanauth/example-shared'
 const CHROMIUM = '/usr/bin/chromium'
 const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url))
 const DAY = 24 * 3600 * 1000
+/** A free trial of about a minute (SCANAUTH_FREE_TRIAL_DAYS=0.0007), so "Purchase needed" comes quickly. */
+const SHORT_TRIAL_DAYS = 0.0007
+const AFTER_SHORT_TRIAL = 61_000
 
 // Without chromium (apt-get install -y chromium) the test is skipped on a workstation, but fails in CI.
 const missing = !existsSync(CHROMIUM)
@@ -54,6 +58,44 @@ describe.skipIf(missing && !process.env.CI)('the demo page in chromium', () => {
       return document.getElementById('card').dataset.state === 'pending' && !img.hidden && img.complete && img.naturalWidth > 0
     })()`)
     return sceneOf(page)
+  }
+
+  /** A server of its own with the short free trial, and a clock the test moves (`ahead` ms). */
+  async function shortTrialServer() {
+    const clock = { ahead: 0 }
+    const running = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      store: { kind: 'memory' },
+      wechat: { kind: 'emulator' },
+      freeTrialDays: SHORT_TRIAL_DAYS,
+      now: () => Date.now() + clock.ahead,
+      log: () => {},
+    })
+    return { running, clock }
+  }
+
+  /** The status of `GET /auth/session` for `token`. */
+  async function sessionStatus(url: string, token: string): Promise<number> {
+    const res = await fetch(`${url}/auth/session`, { headers: { authorization: `Bearer ${token}` } })
+    await res.arrayBuffer()
+    return res.status
+  }
+
+  const savedToken = (page: Page) => page.evaluate(`localStorage.getItem('scanauth.session')`) as Promise<string | null>
+
+  /**
+   * Every visible button lies inside the viewport with its whole label (nothing cut off at either
+   * side or below), and the page does not scroll sideways.
+   */
+  async function expectNoClippedButton(page: Page, width: number) {
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width)
+    const clipped = await page.evaluate(`[...document.querySelectorAll('button')]
+      .filter((b) => b.offsetParent !== null)
+      .map((b) => ({ label: b.textContent, box: b.getBoundingClientRect(), sw: b.scrollWidth, cw: b.clientWidth, sh: b.scrollHeight, ch: b.clientHeight }))
+      .filter((b) => b.box.left < 0 || b.box.right > ${width} || b.sw > b.cw || b.sh > b.ch)
+      .map((b) => b.label)`)
+    expect(clipped).toEqual([])
   }
 
   it('fits a phone screen', async () => {
@@ -135,4 +177,125 @@ describe.skipIf(missing && !process.env.CI)('the demo page in chromium', () => {
     }
   })
 
+  it('buys 30 days when a purchase is needed (a double click buys once), then signs out', async () => {
+    const { running: shop, clock } = await shortTrialServer()
+    const context = await browser.newContext({ viewport: { width: 960, height: 820 } })
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    const purchases: Array<{ openid: string; idempotency_key: string }> = []
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/demo/buy') purchases.push(request.postDataJSON())
+    })
+    try {
+      await page.goto(shop.url)
+      await qrLoaded(page)
+      await page.getByRole('button', { name: 'Scan with the emulated phone' }).click()
+      await page.getByRole('heading', { name: 'Authorized' }).waitFor()
+      const trialToken = (await savedToken(page)) as string
+      const openid = (await page.evaluate(`localStorage.getItem('scanauth.demo_openid')`)) as string
+      expect(openid).toMatch(/^phone-[0-9a-f]{16}$/)
+
+      // A minute later the trial is over. Signing out ends the session on the server; the same
+      // phone scans a new code: purchase needed.
+      clock.ahead += AFTER_SHORT_TRIAL
+      await page.getByRole('button', { name: 'Sign out' }).click()
+      await qrLoaded(page)
+      expect(await savedToken(page)).toBeNull()
+      expect(await sessionStatus(shop.url, trialToken)).toBe(401)
+      await page.getByRole('button', { name: 'Scan with the emulated phone' }).click()
+      await page.getByRole('heading', { name: 'Purchase needed' }).waitFor()
+      const buy = page.getByRole('button', { name: 'Buy 30 days (demo)' })
+      expect(await buy.isVisible()).toBe(true)
+
+      await buy.dblclick()
+      await page.getByRole('heading', { name: 'Authorized' }).waitFor()
+      expect(await page.locator('#facts').innerText()).toContain('Valid until')
+      await page.screenshot({ path: `${OUTPUT}6-buy.png` })
+      // Every request of the offer carried its one key, and exactly one purchase was granted.
+      expect(purchases.length).toBeGreaterThanOrEqual(1)
+      expect(new Set(purchases.map((p) => p.idempotency_key)).size).toBe(1)
+      expect(purchases.every((p) => p.openid === openid)).toBe(true)
+      const ledger = (await shop.wiring.auth.listLedger({ openid })).entries
+      const grants = ledger.filter((e) => e.kind === 'grant' && e.source === 'demo-purchase')
+      expect(grants).toEqual([expect.objectContaining({ idempotencyKey: purchases[0]!.idempotency_key })])
+      const user = await shop.wiring.auth.getUser({ openid })
+      expect(user?.current).toMatchObject({ id: grants[0]!.authorizationId, source: 'demo-purchase', status: 'active' })
+      expect(user?.queue).toEqual([])
+
+      // Sign out: a new code, the token forgotten here and refused by the server.
+      const token = (await savedToken(page)) as string
+      expect(token).not.toBe(trialToken)
+      expect(await sessionStatus(shop.url, token)).toBe(200)
+      await page.getByRole('button', { name: 'Sign out' }).click()
+      await qrLoaded(page)
+      await page.screenshot({ path: `${OUTPUT}7-signed-out.png` })
+      expect(await savedToken(page)).toBeNull()
+      expect(await sessionStatus(shop.url, token)).toBe(401)
+      expect(errors).toEqual([])
+    } finally {
+      await context.close()
+      await shop.close()
+    }
+  })
+
+  it('clips no button at 320 px, and buys for a session resumed after the trial ended', async () => {
+    const { running: shop, clock } = await shortTrialServer()
+    const context = await browser.newContext({ viewport: { width: 320, height: 640 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true })
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    try {
+      await page.goto(shop.url)
+      await qrLoaded(page)
+      await expectNoClippedButton(page, 320)
+      await page.getByRole('button', { name: 'Scan with the emulated phone' }).tap()
+      await page.getByRole('heading', { name: 'Authorized' }).waitFor()
+      await expectNoClippedButton(page, 320)
+
+      // The trial ends while the page is closed: reopened, the saved session has no authorization.
+      clock.ahead += AFTER_SHORT_TRIAL
+      await page.reload()
+      await page.getByRole('heading', { name: 'Purchase needed' }).waitFor()
+      await expectNoClippedButton(page, 320)
+      await page.screenshot({ path: `${OUTPUT}8-narrow-320.png` })
+      await page.getByRole('button', { name: 'Buy 30 days (demo)' }).tap()
+      await page.getByRole('heading', { name: 'Authorized' }).waitFor()
+      await expectNoClippedButton(page, 320)
+
+      // Signing out when no code can be created: the overlay's button fits too, and brings a code.
+      shop.wiring.emulator!.failNext('qrcode/create', { errcode: 45009, errmsg: 'api freq out of limit' })
+      await page.getByRole('button', { name: 'Sign out' }).tap()
+      await page.getByText('No code could be created.').waitFor()
+      expect(await savedToken(page)).toBeNull()
+      await expectNoClippedButton(page, 320)
+      await page.getByRole('button', { name: 'Try again' }).tap()
+      await qrLoaded(page)
+      expect(errors).toEqual([])
+    } finally {
+      await context.close()
+      await shop.close()
+    }
+  })
+
+  it("the emulator's page lists the scans it made, newest first", async () => {
+    const emulator = server.wiring.emulator!
+    const context = await browser.newContext({ viewport: { width: 960, height: 820 } })
+    const page = await context.newPage()
+    try {
+      const { sceneStr } = await server.wiring.auth.createScene({ deviceId: 'emulator-page' })
+      await emulator.scan({ sceneStr, openid: 'o_listed_on_the_page' })
+      await page.goto(emulator.url)
+      const firstRow = page.locator('#scans tbody tr').first()
+      await firstRow.waitFor()
+      const cells = await firstRow.locator('td').allInnerTexts()
+      expect(cells[1]).toContain(sceneStr)
+      expect(cells[2]).toBe('o_listed_on_the_page')
+      expect(cells[3]).toMatch(/^HTTP 200/)
+      expect(await page.locator('#scans tbody tr').count()).toBe(emulator.scans().length)
+      await page.screenshot({ path: `${OUTPUT}9-emulator-scans.png`, fullPage: true })
+    } finally {
+      await context.close()
+    }
+  })
 })

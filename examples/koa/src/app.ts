@@ -42,6 +42,7 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Koa; wiri
       } else ctx.body = { user_id: session.userId, device_id: session.deviceId, authorization: session.authorization }
     } else if (route === 'GET /demo/config') send(ctx, wiring.demoConfig())
     else if (route === 'POST /demo/emulator-scan') send(ctx, await wiring.demoScan(ctx.request.body))
+    else if (route === 'POST /demo/buy') send(ctx, await wiring.demoBuy(ctx.request.body))
     else if (ctx.method === 'GET' || ctx.method === 'HEAD') {
       const file = await publicFile(ctx.path)
       if (file === undefined) return next()

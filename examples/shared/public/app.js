@@ -1,6 +1,12 @@
-// The scanauth demo page: create a scene, show its QR code, poll its status, show the result.
+// The scanauth demo page: create a scene, show its QR code, poll its status, show the result; in
+// emulator mode, buy 30 days when a purchase is needed; sign out.
 // Plain browser JavaScript, no build step. Served by both example servers.
-/* global localStorage, crypto, setInterval, clearInterval */
+//
+// The session token is kept in localStorage ('scanauth.session'), so a reload stays signed in. It is
+// saved when a poll answers authorized and removed by "Sign out", by "New code" (a new code means
+// starting over) and when the server no longer knows it (401).
+/* global setInterval, clearInterval */
+import { abbreviate, api, forgetSavedSession, formatDate, newPurchaseKey, randomHex, remember, saveSession, savedSession } from './lib.js'
 
 const POLL_MS = 2000 // how often a pending scene is polled
 const MAX_BACKOFF_MS = 30000 // the longest wait between polls while the server cannot be reached
@@ -19,48 +25,10 @@ let pollTimer = null
 let tickTimer = null
 let failures = 0
 let autoRefreshes = 0
+let session = null // the token of the authorized card
+let offer = null // { key, bought }: the purchase offered on the need_purchase card
 
-// ---------------------------------------------------------------- helpers
-
-function randomHex(bytes) {
-  // crypto.getRandomValues works on plain http too (randomUUID needs a secure context).
-  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('')
-}
-
-function remember(key, make) {
-  let value = null
-  try {
-    value = localStorage.getItem(key)
-    if (!value) localStorage.setItem(key, (value = make()))
-  } catch {
-    value = value || make() // storage blocked: keep it for this page only
-  }
-  return value
-}
-
-function abbreviate(text, head = 6, tail = 4) {
-  return text.length <= head + tail + 1 ? text : `${text.slice(0, head)}…${text.slice(-tail)}`
-}
-
-/** A date and a time, as two pieces that each stay on one line. */
-function formatDate(iso) {
-  const at = new Date(iso)
-  return [at.toLocaleDateString(undefined, { dateStyle: 'medium' }), at.toLocaleTimeString(undefined, { timeStyle: 'short' })]
-}
-
-async function api(path, { method = 'GET', json, token } = {}) {
-  const headers = {}
-  if (json !== undefined) headers['content-type'] = 'application/json'
-  if (token) headers.authorization = `Bearer ${token}`
-  const res = await fetch(path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json), cache: 'no-store' })
-  let body = null
-  try {
-    body = await res.json()
-  } catch {
-    // not JSON (a proxy's error page): keep null
-  }
-  return { status: res.status, body }
-}
+// ---------------------------------------------------------------- timers
 
 function stopTimers() {
   clearTimeout(pollTimer)
@@ -77,17 +45,21 @@ function setState(state) {
   $('result').hidden = !['authorized', 'need_purchase'].includes(state)
   $('qr-overlay').hidden = !['expired', 'error'].includes(state)
   // The outcome and the expired overlay say it all; the status line is for waiting and for errors.
+  // (A result card shows it again for a problem: see setStatus.)
   $('status').hidden = !['loading', 'pending', 'error'].includes(state)
   $('emulator-scan').hidden = !(pending && config.emulator)
   $('emulator-hint').hidden = !(pending && config.emulator)
+  $('buy').hidden = !(state === 'need_purchase' && config.emulator)
   $('new-code').hidden = state !== 'need_purchase'
   $('sign-out').hidden = state !== 'authorized'
   $('lead').hidden = !['loading', 'pending'].includes(state)
 }
 
-function setStatus(text, tone = 'info') {
+/** Sets the status line; on a result card (authorized, need_purchase) it is shown for problems and progress only, with `show`. */
+function setStatus(text, tone = 'info', { show = false } = {}) {
   $('status').dataset.tone = tone
   $('status-text').textContent = text
+  if (show || tone === 'error') $('status').hidden = false
 }
 
 function showQr(url) {
@@ -131,6 +103,8 @@ function authorizationFacts(a) {
 
 function showAuthorized(token, authorization) {
   stopTimers()
+  session = token
+  offer = null
   showResult({
     tone: 'ok',
     title: 'Authorized',
@@ -143,14 +117,23 @@ function showAuthorized(token, authorization) {
 
 function showNeedPurchase() {
   stopTimers()
+  const boughtBefore = offer?.bought === true
+  // One key per offer: a double click, or a retry after a lost answer, buys once.
+  offer = { key: newPurchaseKey(), bought: false }
   showResult({
     tone: 'warn',
     title: 'Purchase needed',
-    text: 'The scan worked, but this WeChat user has no active authorization: the free trial has been used. Buy time or points, then scan a new code.',
+    text: config.emulator
+      ? 'The scan worked, but this WeChat user has no active authorization: the free trial has been used. Buy 30 days (a demo: no payment) to continue.'
+      : 'The scan worked, but this WeChat user has no active authorization: the free trial has been used. Buy time or points, then scan a new code.',
     facts: [],
   })
   setState('need_purchase')
   setStatus('No active authorization', 'warn')
+  if (boughtBefore) {
+    // The purchase went to the emulated phone's user, but someone else scanned this code.
+    setStatus(`Bought for ${phoneOpenid}, but another WeChat user scanned this code. Scan a new one with the emulated phone.`, 'error')
+  }
 }
 
 function showExpired() {
@@ -243,7 +226,7 @@ async function poll(gen) {
   // 404: the server no longer knows the scene (a memory store restarted): treat it as expired.
   const status = res.status === 404 ? 'expired' : res.body?.status
   if (status === 'authorized') {
-    localStorage.setItem('scanauth.session', res.body.session_token)
+    saveSession(res.body.session_token)
     return showAuthorized(res.body.session_token, res.body.authorization)
   }
   if (status === 'need_purchase') return showNeedPurchase()
@@ -281,31 +264,84 @@ async function emulatedScan() {
 
 /** A session from an earlier visit: show it when it is still valid, else start over. */
 async function resumeSession() {
-  const token = localStorage.getItem('scanauth.session')
+  const token = savedSession()
   if (!token) return false
   try {
     const res = await api('/auth/session', { token })
     if (res.status === 200) {
+      session = token
       if (res.body.authorization) showAuthorized(token, res.body.authorization)
       else showNeedPurchase()
       return true
     }
-    if (res.status === 401) localStorage.removeItem('scanauth.session')
+    if (res.status === 401) forgetSession()
   } catch {
     // fall through to a new code
   }
   return false
 }
 
-function signOut() {
-  localStorage.removeItem('scanauth.session')
+function forgetSession() {
+  session = null
+  forgetSavedSession()
+}
+
+/** "New code": starting over, so the saved session goes too. */
+function startOver() {
+  forgetSession()
   newScene()
+}
+
+/** "Buy 30 days (demo)": the demo purchase for the emulated phone's user, then a fresh look at the status. */
+async function buy() {
+  if (!offer) return
+  const button = $('buy')
+  const gen = generation
+  const current = offer
+  button.disabled = true
+  button.textContent = 'Buying…'
+  try {
+    const res = await api('/demo/buy', { method: 'POST', json: { openid: phoneOpenid, idempotency_key: current.key } })
+    if (res.status !== 200) return setStatus(res.body?.detail || `The purchase failed (${res.status}).`, 'error')
+    current.bought = true
+    if (gen !== generation || offer !== current) return
+    setStatus('Purchased. Checking…', 'info', { show: true })
+    // The scene's next poll finds the new authorization; a resumed session has no scene, so ask with the token.
+    if (scene) schedulePoll(gen, 0)
+    else if (!(await resumeSession())) startOver()
+  } catch {
+    // The answer may be lost after the purchase was made: the same key again cannot buy twice.
+    setStatus('Cannot reach the server. Try again: the same purchase is not made twice.', 'error')
+  } finally {
+    button.disabled = false
+    button.textContent = 'Buy 30 days (demo)'
+  }
+}
+
+/** "Sign out": ends the session on the server (POST /auth/logout), forgets it, and shows a new code. */
+async function signOut() {
+  const token = session || savedSession()
+  const button = $('sign-out')
+  button.disabled = true
+  try {
+    if (token) {
+      const res = await api('/auth/logout', { method: 'POST', token })
+      // 401: the server had already ended it (expired, or signed out elsewhere): signed out all the same.
+      if (res.status !== 204 && res.status !== 401) return setStatus(res.body?.detail || `Sign-out failed (${res.status}).`, 'error')
+    }
+    startOver()
+  } catch {
+    setStatus('Cannot reach the server: still signed in.', 'error')
+  } finally {
+    button.disabled = false
+  }
 }
 
 async function start() {
   $('emulator-scan').addEventListener('click', emulatedScan)
-  $('new-code').addEventListener('click', () => newScene())
-  $('overlay-new').addEventListener('click', () => newScene())
+  $('buy').addEventListener('click', buy)
+  $('new-code').addEventListener('click', startOver)
+  $('overlay-new').addEventListener('click', startOver)
   $('sign-out').addEventListener('click', signOut)
   try {
     const res = await api('/demo/config')

@@ -11,6 +11,7 @@
  * | `SCANAUTH_SQLITE_FILE` | SQLite file (default `./data/scanauth.sqlite`; the folder is created) |
  * | `REDIS_URL`, `SCANAUTH_REDIS_PREFIX` | Redis server (default `redis://127.0.0.1:6379`) and key prefix (default `scanauth:`) |
  * | `SCANAUTH_SCENE_TTL_SECONDS` | QR code lifetime (default 300) |
+ * | `SCANAUTH_FREE_TRIAL_DAYS` | length of the free trial in days (default 7); fractions work, e.g. `0.0007` ≈ 1 minute, to reach "Purchase needed" quickly |
  * | `WECHAT_APP_ID`, `WECHAT_APP_SECRET`, `WECHAT_TOKEN` | the Official Account; without them an emulator is started |
  * | `WECHAT_ENCODING_AES_KEY` | safe-mode key (optional) |
  * | `WECHAT_API_BASE` | API base URL (default WeChat's), e.g. an emulator running elsewhere |
@@ -39,11 +40,16 @@ export interface ExampleConfig {
   wechat: WechatConfig
   /** QR code lifetime in seconds (core's default 300 when absent). */
   sceneTtlSeconds?: number
+  /** Length of the free trial in days, fractions allowed (core's default 7 when absent). */
+  freeTrialDays?: number
   /** Where log lines go. Default: standard output. */
   log?: (line: string) => void
   /** The clock of scanauth, in epoch milliseconds (tests move it to show expiry). Default `Date.now`. */
   now?: () => number
 }
+
+/** The longest free trial core accepts (`createScanAuth`'s `freeTrialDays`: at most 100 years). */
+const MAX_FREE_TRIAL_DAYS = 100 * 365.25
 
 /** A configuration mistake, said in words a person can act on. */
 export class ConfigError extends Error {
@@ -58,6 +64,17 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConf
     if (raw === undefined) return fallback
     const n = Number(raw)
     if (!/^\d+$/.test(raw) || n > max) throw new ConfigError(`${name} must be an integer from 0 to ${max}, not "${raw}"`)
+    return n
+  }
+
+  const days = (name: string) => {
+    const raw = value(name)
+    if (raw === undefined) return undefined
+    const n = Number(raw)
+    // Plain decimals only ("7", "0.5", ".0007"): no exponents, hex or "Infinity".
+    if (!/^(\d+\.?\d*|\.\d+)$/.test(raw) || !(n > 0) || n > MAX_FREE_TRIAL_DAYS) {
+      throw new ConfigError(`${name} must be a number of days above 0 and at most ${MAX_FREE_TRIAL_DAYS} (e.g. 7, or 0.0007 for about a minute), not "${raw}"`)
+    }
     return n
   }
 
@@ -93,5 +110,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConf
     store,
     wechat,
     sceneTtlSeconds: integer('SCANAUTH_SCENE_TTL_SECONDS', undefined, 2_592_000),
+    freeTrialDays: days('SCANAUTH_FREE_TRIAL_DAYS'),
   }
 }

@@ -7,5 +7,6 @@
  * @module
  */
 export { configFromEnv, ConfigError, type ExampleConfig, type StoreConfig, type WechatConfig } from './config'
-export { createWiring, publicFile, PUBLIC_DIR, type DemoResponse, type Wiring } from './wiring'
+export { createWiring, publicFile, PUBLIC_DIR, type Wiring } from './wiring'
+export { DEMO_PURCHASE, type DemoResponse } from './demo'
 export { listenAndWire, main, type RunningServer } from './serve'

@@ -1,7 +1,7 @@
 /**
  * What both example servers share apart from their framework and configuration: the store, the
  * WeChat side (the real API or an emulator started in-process), logging, the demo page's files and
- * its two small endpoints.
+ * its endpoints (`demo.ts`).
  *
  * @module
  */
@@ -11,20 +11,15 @@ import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
-import { createScanAuth, MemoryStore, SCENE_STR_PATTERN, type ScanAuth, type Store } from '@scanauth/core'
+import { createScanAuth, MemoryStore, type ScanAuth, type Store } from '@scanauth/core'
 import { SqliteStore } from '@scanauth/sqlite'
 import { RedisStore } from '@scanauth/redis'
 import { createWechatCallback, createWechatQrProvider, type WechatCallback } from '@scanauth/wechat'
 import { startWechatEmulator, type WechatEmulator } from '@scanauth/wechat-emulator'
 import { ConfigError, type ExampleConfig, type StoreConfig, type WechatConfig } from './config'
+import { demoBuy, demoScan, type DemoContext, type DemoResponse } from './demo'
 
 type Emulator = WechatEmulator
-
-/** A response of the demo endpoints, for any framework to send as JSON. */
-export interface DemoResponse {
-  status: number
-  body: unknown
-}
 
 /** The parts an example server is assembled from. */
 export interface Wiring {
@@ -39,8 +34,10 @@ export interface Wiring {
   listening(baseUrl: string): Promise<void>
   /** `GET /demo/config`: what the demo page should offer. */
   demoConfig(): DemoResponse
-  /** `POST /demo/emulator-scan` `{scene_str, openid?}`: the emulated phone scans the scene. */
+  /** `POST /demo/emulator-scan` `{scene_str, openid}`: the emulated phone scans the scene (emulator mode only). */
   demoScan(body: unknown): Promise<DemoResponse>
+  /** `POST /demo/buy` `{openid, idempotency_key}`: a demo purchase of 30 days (emulator mode only). */
+  demoBuy(body: unknown): Promise<DemoResponse>
   /** Logs an unexpected error behind a 500 answer (the answer itself reveals nothing). */
   logError(error: unknown): void
   /** Logs a request worth seeing (errors); successful polls and page files stay quiet. */
@@ -49,13 +46,14 @@ export interface Wiring {
   close(): Promise<void>
 }
 
-/** Path of the demo page's files (`index.html`, `app.js`, `style.css`), served by both examples. */
+/** Path of the demo page's files (`index.html`, `app.js`, `lib.js`, `style.css`), served by both examples. */
 export const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url))
 
 const PUBLIC_FILES: Record<string, [file: string, type: string]> = {
   '/': ['index.html', 'text/html; charset=utf-8'],
   '/index.html': ['index.html', 'text/html; charset=utf-8'],
   '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
+  '/lib.js': ['lib.js', 'text/javascript; charset=utf-8'],
   '/style.css': ['style.css', 'text/css; charset=utf-8'],
   '/favicon.svg': ['favicon.svg', 'image/svg+xml'],
 }
@@ -98,6 +96,7 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       store: store.store,
       qr: createWechatQrProvider({ appId: account.appId, appSecret: account.appSecret, apiBaseUrl: account.apiBaseUrl }),
       sceneTtlSeconds: config.sceneTtlSeconds,
+      freeTrialDays: config.freeTrialDays,
       now: config.now,
       hooks: {
         onScan: (e) => log(`scan ${e.sceneStr} by ${e.openid}: ${e.result}${e.userId === undefined ? '' : ` (user ${e.userId})`}`),
@@ -128,6 +127,7 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       onError: (error) => log(`wechat callback error: ${error instanceof Error ? error.message : String(error)}`),
     })
 
+    const demo: DemoContext = { auth, emulator, log }
     const platform = emulator ? `WeChat emulator at ${emulator.url}` : `WeChat account ${account.appId}${account.apiBaseUrl ? ` via ${account.apiBaseUrl}` : ''}`
     log(`scanauth example (${framework}): store ${label}, ${platform}`)
 
@@ -140,20 +140,8 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
         await emulator?.setCallbackUrl(`${baseUrl}/wechat/callback`)
       },
       demoConfig: () => ({ status: 200, body: { framework, store: config.store.kind, emulator: emulator !== null } }),
-      async demoScan(body) {
-        if (emulator === null) return { status: 404, body: { detail: 'No emulator: scan the code with WeChat' } }
-        const { scene_str: sceneStr, openid } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
-        if (typeof sceneStr !== 'string' || !SCENE_STR_PATTERN.test(sceneStr)) return { status: 400, body: { detail: 'scene_str is required' } }
-        if (typeof openid !== 'string' || !/^[\w-]{1,64}$/.test(openid)) return { status: 400, body: { detail: 'openid must be 1-64 letters, digits, _ or -' } }
-        try {
-          const push = await emulator.scan({ sceneStr, openid })
-          if (push.status !== 200) throw new Error(`the callback answered ${push.status ?? 'nothing'}`)
-          return { status: 200, body: { scanned: sceneStr, reply: push.reply?.Content ?? null } }
-        } catch (error) {
-          log(`emulated scan failed: ${error instanceof Error ? error.message : String(error)}`)
-          return { status: 502, body: { detail: `The emulated scan failed: ${error instanceof Error ? error.message : String(error)}` } }
-        }
-      },
+      demoScan: (body) => demoScan(demo, body),
+      demoBuy: (body) => demoBuy(demo, body),
       logError(error) {
         log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
       },

@@ -53,20 +53,26 @@ export type ScanResult =
       userId?: undefined
     }
 
-/** Whom a grant is for: an existing user id, or an openid (found or created, without the free trial). */
-export type GrantTarget =
+/** A user, by id or by openid (read-only operations never create one). */
+export type UserSelector =
   | {
-      /** An existing user's id. */
+      /** The user's id. */
       userId: number
       /** Not with `userId`. */
       openid?: undefined
     }
   | {
-      /** A platform user identifier; the user is created when it does not exist yet. */
+      /** The user's platform identifier. */
       openid: string
       /** Not with `openid`. */
       userId?: undefined
     }
+
+/**
+ * Whom a grant is for: an existing user id, or an openid. Unlike the read-only operations, a grant
+ * by openid creates the user when it does not exist yet (without the free trial).
+ */
+export type GrantTarget = UserSelector
 
 /**
  * Input of {@link ScanAuth.grant}. `source` defaults to `admin`; `free` is refused (the free trial
@@ -112,21 +118,6 @@ export interface ConsumeInput {
    */
   idempotencyKey?: string
 }
-
-/** A user, by id or by openid (read-only operations never create one). */
-export type UserSelector =
-  | {
-      /** The user's id. */
-      userId: number
-      /** Not with `userId`. */
-      openid?: undefined
-    }
-  | {
-      /** The user's platform identifier. */
-      openid: string
-      /** Not with `openid`. */
-      userId?: undefined
-    }
 
 /** Paging of {@link ScanAuth.listLedger}. */
 export interface LedgerPage {

@@ -17,7 +17,7 @@ export type AuthorizationType = 'time' | 'points'
 /**
  * Status of an authorization. At most one per user is `active`; `pending` ones wait in FIFO order.
  * `revoked` is our extension: an authorization withdrawn by the application (a refund), never
- * active again (docs/behaviour.md, "Revocation").
+ * active again (docs/behaviour.md, B-revoke-1…4).
  */
 export type AuthorizationStatus = 'pending' | 'active' | 'expired' | 'exhausted' | 'revoked'
 
@@ -117,7 +117,7 @@ export interface UserAggregate {
   authorizations: AuthorizationRecord[]
 }
 
-/** What a ledger entry records (docs/behaviour.md, "Ledger"). */
+/** What a ledger entry records (docs/behaviour.md, B-ledger-1…5). */
 export type LedgerKind = 'grant' | 'activate' | 'consume' | 'expire' | 'exhaust' | 'revoke'
 
 /**

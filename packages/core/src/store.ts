@@ -177,7 +177,12 @@ export interface ChangeSet {
  * An authorization id, or `{ inserted: i }` for the `i`-th authorization (from 0) that the same
  * change set inserts in `user.insertAuthorizations`, whose id the store assigns at commit.
  */
-export type AuthorizationRef = number | { inserted: number }
+export type AuthorizationRef =
+  | number
+  | {
+      /** The index, from 0, in the change set's `user.insertAuthorizations`. */
+      inserted: number
+    }
 
 /** A ledger entry to append; its id is assigned by the store, its references resolved at commit. */
 export type NewLedgerEntry = Omit<LedgerEntryRecord, 'id' | 'userId' | 'authorizationId'> & {
@@ -225,7 +230,15 @@ export type CommitResult =
     }
 
 /** Which sessions {@link Store.endSessions} ends: one by its token, or every session of a user. */
-export type SessionSelector = { token: string } | { userId: number }
+export type SessionSelector =
+  | {
+      /** The session with this token. */
+      token: string
+    }
+  | {
+      /** Every session of this user. */
+      userId: number
+    }
 
 /** What {@link Store.listLedger} reads: a user's entries after an id, oldest first. */
 export interface LedgerQuery {

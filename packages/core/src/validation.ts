@@ -38,7 +38,7 @@ export const scanInput = z.object({
   openid: identifier('openid'),
 })
 
-// The free trial comes only from a first scan (docs/behaviour.md, "Grants").
+// The free trial comes only from a first scan (docs/behaviour.md, B-free-4, D-grant-free).
 const source = identifier('source')
   .refine((value) => value !== 'free', { error: "source 'free' is reserved for the free trial of a first scan" })
   .optional()

@@ -66,6 +66,15 @@ describe('createFetchHandler on Hono', () => {
     expect((await fetch(`${url}/auth/profile`).then(read)).body).toEqual({ own: 'profile' })
   })
 
+  it('passes purchaseUrl on: need_purchase answers carry purchase_url', async () => {
+    const url = await serveApp(honoApp(auth, { purchaseUrl: '/shop' }))
+    const scene = (await auth.createScene({ deviceId: 'tv' })).sceneStr
+    await auth.handleScan({ sceneStr: scene, openid: 'o_buyer' })
+    const trial = (await auth.getUser({ openid: 'o_buyer' }))?.current
+    await auth.revokeAuthorization({ authorizationId: trial?.id as number })
+    expect((await fetch(`${url}/auth/status?scene=${scene}`).then(read)).body).toEqual({ status: 'need_purchase', purchase_url: '/shop' })
+  })
+
   it('answers 404 {detail} for a path that is not its own (there is no next() in Fetch)', async () => {
     const handler = createFetchHandler(auth)
     for (const path of ['/', '/auth', '/auth/', '/auth/other', '/authx/status', '/auth/status/extra', '/auth/__proto__']) {

@@ -142,6 +142,49 @@ describe('GET session and POST consume', () => {
   })
 })
 
+describe('the purchaseUrl option', () => {
+  const PURCHASE_URL = 'https://shop.example.test/buy?item=30d'
+
+  it('adds purchase_url to the need_purchase answers of status and consume, and to nothing else', async () => {
+    const withUrl = createHttpHandler(auth, { basePath: '/auth', purchaseUrl: PURCHASE_URL })
+    const created = (await createScene())?.body as { scene_str: string }
+    const scene = created.scene_str
+    expect((await withUrl({ method: 'GET', path: '/auth/status', query: { scene } }))?.body).toEqual({ status: 'pending' })
+    await auth.handleScan({ sceneStr: scene, openid: 'alice' })
+    const authorized = (await withUrl({ method: 'GET', path: '/auth/status', query: { scene } }))?.body as Record<string, unknown>
+    expect(Object.keys(authorized).sort()).toEqual(['authorization', 'session_token', 'status'])
+    const headers = { authorization: `Bearer ${authorized.session_token as string}` }
+
+    // The free trial is withdrawn: nothing is current, the session lives on.
+    const trial = (await auth.getUser({ openid: 'alice' }))?.current
+    await auth.revokeAuthorization({ authorizationId: trial?.id as number })
+    expect(await withUrl({ method: 'GET', path: '/auth/status', query: { scene } })).toMatchObject({
+      status: 200,
+      body: { status: 'need_purchase', purchase_url: PURCHASE_URL },
+    })
+    expect((await withUrl({ method: 'POST', path: '/auth/consume', headers, body: '' }))?.body).toEqual({ status: 'need_purchase', purchase_url: PURCHASE_URL })
+    // Without the option the bodies are exactly the documented ones.
+    expect((await handle({ method: 'GET', path: '/auth/status', query: { scene } }))?.body).toEqual({ status: 'need_purchase' })
+    expect((await handle({ method: 'POST', path: '/auth/consume', headers, body: '' }))?.body).toEqual({ status: 'need_purchase' })
+
+    // insufficient_points and expired answers stay as they are.
+    await auth.grant({ openid: 'alice', type: 'points', points: 1 })
+    expect((await withUrl({ method: 'POST', path: '/auth/consume', headers, body: '{"points":2}' }))?.body).toEqual({ status: 'insufficient_points' })
+    const other = ((await createScene())?.body as { scene_str: string }).scene_str
+    clock.advance(300_000)
+    expect((await withUrl({ method: 'GET', path: '/auth/status', query: { scene: other } }))?.body).toEqual({ status: 'expired' })
+  })
+
+  it('refuses anything but a non-empty string when the handler is created', () => {
+    for (const purchaseUrl of ['', '  ', 42, null]) {
+      expect(() => createHttpHandler(auth, { purchaseUrl: purchaseUrl as string })).toThrow(
+        expect.objectContaining({ code: 'invalid_options', message: 'createHttpHandler: purchaseUrl must be a non-empty string' }),
+      )
+    }
+    expect(createHttpHandler(auth, { purchaseUrl: '/shop' }).owns('/auth/status')).toBe(true)
+  })
+})
+
 describe('routing', () => {
   it('returns undefined for paths that are not ours', async () => {
     for (const path of ['/', '/auth', '/auth/', '/auth/other', '/authx/status', '/other/status', '/auth/status/extra', '/auth/__proto__', '/auth/toString']) {

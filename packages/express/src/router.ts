@@ -20,6 +20,11 @@ export interface ScanAuthRouterOptions {
   maxBodyBytes?: number
   /** Called with every unexpected error (a store failure) before the 500 answer, e.g. to log it. */
   onError?: HttpHandlerOptions['onError']
+  /**
+   * Adds `purchase_url` to the `need_purchase` answers (the poll's and the consumption's), e.g.
+   * `'https://shop.example.com/scanauth'`. Off by default (see core's `HttpHandlerOptions.purchaseUrl`).
+   */
+  purchaseUrl?: HttpHandlerOptions['purchaseUrl']
 }
 
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024
@@ -37,7 +42,7 @@ const DEFAULT_MAX_BODY_BYTES = 16 * 1024
  */
 export function scanAuthRouter(auth: ScanAuth, options: ScanAuthRouterOptions = {}): Router {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '', maxBodyBytes, onError: options.onError })
+  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '', maxBodyBytes, onError: options.onError, purchaseUrl: options.purchaseUrl })
   const router = Router()
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     try {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import express, { type Express } from 'express'
 import type { ScanAuth } from '@scanauth/core'
-import { describeHttpRoutes, postJson, serverPerTest } from '@scanauth/testkit'
+import { describeHttpRoutes, fetchJson, postJson, serverPerTest } from '@scanauth/testkit'
 import { scanAuthRouter } from '../src/index'
 import { closedSqliteStore, memoryAuth } from './support/fixtures'
 
@@ -54,5 +54,17 @@ describe('scanAuthRouter', () => {
     const url = await serve(app)
     expect((await postJson(`${url}/api/scan/create_scene`, { device_id: 'd' })).status).toBe(200)
     expect((await postJson(`${url}/auth/create_scene`, { device_id: 'd' })).status).toBe(404)
+  })
+
+  it('passes purchaseUrl on: need_purchase answers carry purchase_url', async () => {
+    const auth = memoryAuth()
+    const app = express()
+    app.use('/auth', scanAuthRouter(auth, { purchaseUrl: '/shop' }))
+    const url = await serve(app)
+    const scene = (await auth.createScene({ deviceId: 'tv' })).sceneStr
+    await auth.handleScan({ sceneStr: scene, openid: 'o_buyer' })
+    const trial = (await auth.getUser({ openid: 'o_buyer' }))?.current
+    await auth.revokeAuthorization({ authorizationId: trial?.id as number })
+    expect((await fetchJson(`${url}/auth/status?scene=${scene}`)).body).toEqual({ status: 'need_purchase', purchase_url: '/shop' })
   })
 })

@@ -15,6 +15,11 @@ export interface ScanAuthMiddlewareOptions {
   maxBodyBytes?: number
   /** Called with every unexpected error (a store failure) before the 500 answer, e.g. to log it. */
   onError?: HttpHandlerOptions['onError']
+  /**
+   * Adds `purchase_url` to the `need_purchase` answers (the poll's and the consumption's), e.g.
+   * `'https://shop.example.com/scanauth'`. Off by default (see core's `HttpHandlerOptions.purchaseUrl`).
+   */
+  purchaseUrl?: HttpHandlerOptions['purchaseUrl']
 }
 
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024
@@ -31,7 +36,7 @@ const DEFAULT_MAX_BODY_BYTES = 16 * 1024
  */
 export function scanAuthMiddleware(auth: ScanAuth, options: ScanAuthMiddlewareOptions = {}): Middleware {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '/auth', maxBodyBytes, onError: options.onError })
+  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '/auth', maxBodyBytes, onError: options.onError, purchaseUrl: options.purchaseUrl })
   return async (ctx: Context, next: Next) => {
     // Only a path that is ours has its body read; everything else goes on untouched.
     if (!handle.owns(ctx.path)) return next()

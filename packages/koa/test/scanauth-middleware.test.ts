@@ -74,4 +74,16 @@ describe('scanAuthMiddleware', () => {
     expect((await postJson(`${url}/api/scan/create_scene`, { device_id: 'd' })).status).toBe(200)
     expect((await postJson(`${url}/auth/create_scene`, { device_id: 'd' })).status).toBe(404)
   })
+
+  it('passes purchaseUrl on: need_purchase answers carry purchase_url', async () => {
+    const auth = memoryAuth()
+    const app = new Koa()
+    app.use(scanAuthMiddleware(auth, { purchaseUrl: '/shop' }))
+    const url = await serve(app)
+    const scene = (await auth.createScene({ deviceId: 'tv' })).sceneStr
+    await auth.handleScan({ sceneStr: scene, openid: 'o_buyer' })
+    const trial = (await auth.getUser({ openid: 'o_buyer' }))?.current
+    await auth.revokeAuthorization({ authorizationId: trial?.id as number })
+    expect((await fetchJson(`${url}/auth/status?scene=${scene}`)).body).toEqual({ status: 'need_purchase', purchase_url: '/shop' })
+  })
 })

@@ -143,8 +143,9 @@ describe('ledger and idempotency records', () => {
   it('refuses a reference to an authorization the change set does not insert, before sending anything', async () => {
     const counter = countCommands(client)
     const entry = { userId: 1, kind: 'consume' as const, points: -1, remainingPoints: 0, at: T0, source: null, idempotencyKey: null, reason: null }
-    await expect(store.commit({ ledger: [{ ...entry, authorizationId: { inserted: 0 } }] })).rejects.toThrow(TypeError)
-    await expect(store.commit({ idempotency: { key: 'k', fingerprint: 'f', authorizationId: { inserted: -1 }, result: null, createdAt: T0 } })).rejects.toThrow(TypeError)
+    const refused = { name: 'RedisStoreError', code: 'invalid_change_set' }
+    await expect(store.commit({ ledger: [{ ...entry, authorizationId: { inserted: 0 } }] })).rejects.toMatchObject(refused)
+    await expect(store.commit({ idempotency: { key: 'k', fingerprint: 'f', authorizationId: { inserted: -1 }, result: null, createdAt: T0 } })).rejects.toMatchObject(refused)
     expect(counter.total()).toBe(0)
   })
 })

@@ -144,7 +144,7 @@ export const MIGRATIONS: readonly Migration[] = [
         reason           TEXT
       );
       -- The history of what the file already holds, so that every authorization's entries add up
-      -- to it (docs/behaviour.md, "Ledger"): per authorization, in id order, its grant, its
+      -- to it (docs/behaviour.md, B-ledger-1…5): per authorization, in id order, its grant, its
       -- activation unless pending, what was spent before the upgrade as one consume entry, and its
       -- end. Times are the best the old rows know: created_at, start_at (the activation time of a
       -- time authorization), updated_at.

@@ -113,7 +113,7 @@ export interface Statements {
 
 /**
  * The user (`where` picks it by id or openid, one parameter) with what the LoadResult contract asks
- * for (docs/behaviour.md, "Activation": the activation step only ever looks at the head of the
+ * for (docs/behaviour.md, B-load-1: the activation step only ever looks at the head of the
  * queue). Two parts in one statement, so both read the same snapshot of the file: the active ones
  * (a LEFT JOIN, so a user without one still gives a row), then the head of the queue, found by a
  * scalar subquery that takes the first entry of the user's pending range of

@@ -14,6 +14,7 @@ import { decodeAesKey, SUBSCRIBE_SCENE_PREFIX } from '@scanauth/wechat'
 import { WechatEmulatorError } from './errors'
 import { FailureQueue } from './failures'
 import { deliverPush, type PushSettings } from './push'
+import { ScanLog } from './scan-log'
 import { listen } from './server'
 import { EmulatorTickets } from './tickets'
 import { EmulatorTokens } from './tokens'
@@ -30,6 +31,7 @@ export type {
   EmulatorScanInput,
   EmulatorPushResult,
   EmulatorReply,
+  EmulatorScan,
 } from './types'
 
 /**
@@ -63,6 +65,7 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
   const followers = new Set<string>()
   const log: EmulatorRequest[] = []
   const failures = new FailureQueue()
+  const scanLog = new ScanLog()
   const tokens = new EmulatorTokens({
     ttlSeconds: options.tokenTtlSeconds ?? 7200,
     overlapSeconds: options.classicTokenOverlapSeconds ?? 300,
@@ -107,11 +110,14 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
       EventKey: subscribed ? sceneStr : `${SUBSCRIBE_SCENE_PREFIX}${sceneStr}`,
     }
     if (code !== undefined) fields.Ticket = code.ticket
-    return push(fields)
+    const at = now()
+    const result = await push(fields)
+    scanLog.add({ at, sceneStr, openid: input.openid, ticket: code?.ticket ?? null }, result)
+    return result
   }
 
   const { server, url } = await listen(
-    { appId, appSecret, demoOpenid, tokens, tickets, failures, log, now, scan },
+    { appId, appSecret, demoOpenid, tokens, tickets, failures, log, scanLog, now, scan },
     options.port ?? 0,
     options.host ?? '127.0.0.1',
   )
@@ -131,6 +137,7 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
     },
     tickets: () => tickets.all(),
     requests: () => log.map((entry) => ({ ...entry })),
+    scans: () => scanLog.newestFirst(),
     failNext: (endpoint, failure, times) => failures.add(endpoint, failure, times),
     invalidateTokens: () => tokens.revokeAll(),
     async close() {

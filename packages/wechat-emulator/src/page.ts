@@ -1,7 +1,9 @@
 /**
- * The emulator's HTML page: the live QR codes with their images, and a way for a person to "scan" one
- * by clicking it. A click posts to `POST /emulator/scan`, which pushes the scan to the app's callback
- * exactly as `emulator.scan()` does, and shows what the app answered.
+ * The emulator's HTML page: the live QR codes with their images, a way for a person to "scan" one
+ * by clicking it, and the scans the emulator made, newest first. A click posts to
+ * `POST /emulator/scan`, which pushes the scan to the app's callback exactly as `emulator.scan()`
+ * does. The list comes from `GET /emulator/scans`, so it shows every scan whoever asked for it (a
+ * click here, a test, or an app's "Scan with the emulated phone"), with the callback's answer.
  *
  * All data is fetched as JSON and written with `textContent`, so nothing from a scene or a reply is
  * ever parsed as HTML.
@@ -33,7 +35,10 @@ export function emulatorPage(options: { appId: string; demoOpenid: string; ticke
   .code { border: 1px solid #ddd; border-radius: 8px; padding: .75rem; width: 15rem; overflow-wrap: anywhere }
   .code img { width: 100%; cursor: pointer; image-rendering: pixelated }
   .code button { width: 100%; padding: .4rem; margin-top: .3rem; cursor: pointer }
-  #log li { margin: .3rem 0 } .error { color: #b00 }
+  .error { color: #b00 } #problem { margin: .5rem 0 }
+  .scans { overflow-x: auto } #scans { border-collapse: collapse; width: 100%; font-size: .9rem }
+  #scans th, #scans td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bottom: 1px solid #eee; overflow-wrap: anywhere }
+  #scans th { font-weight: 600; color: #555; white-space: nowrap } #scans td.time { white-space: nowrap }
 </style>
 </head>
 <body data-focused="${focused ? '1' : ''}" data-ticket="${escapeHtml(options.ticket ?? '')}" data-openid="${escapeHtml(options.demoOpenid)}">
@@ -42,8 +47,13 @@ export function emulatorPage(options: { appId: string; demoOpenid: string; ticke
 <p><label>Scan as openid <input id="openid" size="32"></label>
    <label><input type="checkbox" id="follower" checked> already follows the account (<code>SCAN</code>; else <code>subscribe</code>)</label></p>
 <div id="codes"><p class="muted">No live QR codes yet. Create a scene in the app.</p></div>
+<p id="problem" class="error" role="alert" hidden></p>
 <h2>Scans</h2>
-<ul id="log"></ul>
+<p class="muted" id="no-scans">No scans yet.</p>
+<div class="scans"><table id="scans" hidden>
+<thead><tr><th>Time</th><th>Scene</th><th>openid</th><th>The callback answered</th></tr></thead>
+<tbody></tbody>
+</table></div>
 <script>
 (() => {
   const focused = document.body.dataset.focused === '1'
@@ -52,15 +62,16 @@ export function emulatorPage(options: { appId: string; demoOpenid: string; ticke
   openid.value = localStorage.getItem('emulator-openid') || document.body.dataset.openid
   openid.addEventListener('change', () => localStorage.setItem('emulator-openid', openid.value))
   const follower = document.getElementById('follower')
-  const log = document.getElementById('log')
+  const problem = document.getElementById('problem')
   const codes = document.getElementById('codes')
+  const table = document.getElementById('scans')
+  const noScans = document.getElementById('no-scans')
   let shown = null
+  let shownScans = null
 
-  function note(text, isError) {
-    const li = document.createElement('li')
-    li.textContent = new Date().toLocaleTimeString() + ' ' + text
-    if (isError) li.className = 'error'
-    log.prepend(li)
+  function fail(text) {
+    problem.textContent = new Date().toLocaleTimeString() + ' ' + text
+    problem.hidden = false
   }
 
   async function scan(ticket) {
@@ -68,11 +79,55 @@ export function emulatorPage(options: { appId: string; demoOpenid: string; ticke
       const res = await fetch('/emulator/scan', { method: 'POST', headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ ticket, openid: openid.value, subscribed: follower.checked }) })
       const out = await res.json()
-      if (!res.ok) return note('Scan failed: ' + (out.detail || res.status), true)
-      const said = out.reply && out.reply.Content ? ' The account replied: "' + out.reply.Content + '"' : ''
-      const problem = out.replyError ? ' (' + out.replyError + ')' : ''
-      note('Pushed ' + out.event.Event + ' ' + out.event.EventKey + ' from ' + out.event.FromUserName + ' → HTTP ' + out.status + '.' + said + problem, Boolean(out.replyError))
-    } catch (e) { note('Scan failed: ' + e, true) }
+      if (!res.ok) return fail('Scan failed: ' + (out.detail || res.status))
+      problem.hidden = true
+    } catch (e) { fail('Scan failed: ' + e) }
+    refreshScans()
+  }
+
+  function cell(text, className) {
+    const td = document.createElement('td')
+    td.textContent = text
+    if (className) td.className = className
+    return td
+  }
+
+  /** What the callback answered, in words: the HTTP status, the account's reply, and what WeChat would object to. */
+  function answerOf(s) {
+    if (s.status === null) return 'no answer after ' + s.attempts + ' deliveries'
+    let text = 'HTTP ' + s.status + (s.attempts > 1 ? ' (after ' + s.attempts + ' deliveries)' : '')
+    if (s.reply !== null) text += ' · replied "' + s.reply + '"'
+    if (s.replyError !== null) text += ' · ' + s.replyError
+    return text
+  }
+
+  function renderScans(list) {
+    const key = JSON.stringify(list)
+    if (key === shownScans) return
+    shownScans = key
+    const body = table.tBodies[0]
+    body.replaceChildren()
+    for (const s of list) {
+      const tr = document.createElement('tr')
+      const bad = s.status !== 200 || s.replyError !== null
+      tr.append(
+        cell(new Date(s.at).toLocaleTimeString(), 'time'),
+        cell(s.sceneStr + (s.event === 'subscribe' ? ' (subscribe)' : '')),
+        cell(s.openid),
+        cell(answerOf(s), bad ? 'error' : ''),
+      )
+      body.append(tr)
+    }
+    table.hidden = list.length === 0
+    noScans.hidden = list.length > 0
+  }
+
+  async function refreshScans() {
+    try {
+      const res = await fetch('/emulator/scans')
+      const list = (await res.json()).filter((s) => !focused || s.ticket === only)
+      renderScans(list)
+    } catch { /* the emulator may be restarting */ }
   }
 
   function render(list) {
@@ -107,7 +162,8 @@ export function emulatorPage(options: { appId: string; demoOpenid: string; ticke
     } catch { /* the emulator may be restarting */ }
   }
   refresh()
-  setInterval(refresh, 2000)
+  refreshScans()
+  setInterval(() => { refresh(); refreshScans() }, 2000)
 })()
 </script>
 </body>

@@ -1,6 +1,6 @@
 /**
- * The emulator's HTTP server: WeChat's API paths, the HTML page, and two JSON endpoints behind the
- * page. A plain `node:http` server, so clients talk to it over real sockets.
+ * The emulator's HTTP server: WeChat's API paths, the HTML page, and the JSON endpoints behind the
+ * page (`/emulator/tickets`, `/emulator/scans`, `POST /emulator/scan`). A plain `node:http` server, so clients talk to it over real sockets.
  *
  * @module
  */
@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { apiError, classicToken, createQrCode, showQrCode, stableToken, type ApiAnswer, type ApiContext } from './api'
 import type { FailureQueue } from './failures'
 import { emulatorPage } from './page'
+import type { ScanLog } from './scan-log'
 import type { EmulatorTickets } from './tickets'
 import type { EmulatorTokens } from './tokens'
 import type { EmulatorEndpoint, EmulatorPushResult, EmulatorRequest, EmulatorScanInput } from './types'
@@ -25,6 +26,8 @@ export interface EmulatorServerDeps {
   tickets: EmulatorTickets
   failures: FailureQueue
   log: EmulatorRequest[]
+  /** The scans made, for the page's list. */
+  scanLog: ScanLog
   now: () => number
   /** Performs a scan (the page's clicks). */
   scan(input: EmulatorScanInput): Promise<EmulatorPushResult>
@@ -72,6 +75,7 @@ async function serve(deps: EmulatorServerDeps, req: IncomingMessage, res: Server
     return send(res, 200, 'text/html; charset=utf-8', emulatorPage({ appId: deps.appId, demoOpenid: deps.demoOpenid, ticket: code?.ticket ?? '' }))
   }
   if (method === 'GET' && url.pathname === '/emulator/tickets') return sendJson(res, 200, deps.tickets.all())
+  if (method === 'GET' && url.pathname === '/emulator/scans') return sendJson(res, 200, deps.scanLog.newestFirst())
   if (method === 'POST' && url.pathname === '/emulator/scan') {
     let input: Record<string, unknown>
     try {

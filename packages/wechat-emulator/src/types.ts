@@ -147,6 +147,28 @@ export interface EmulatorPushResult {
   event: Record<string, string>
 }
 
+/** One scan the emulator made and pushed to the callback, as its page lists them. */
+export interface EmulatorScan {
+  /** When it was pushed, epoch milliseconds on the emulator's clock. */
+  at: number
+  /** The scanned scene. */
+  sceneStr: string
+  /** Who scanned. */
+  openid: string
+  /** The code's ticket; null when the scene was pushed without a code the emulator created. */
+  ticket: string | null
+  /** `SCAN` (the user already followed the account) or `subscribe` (followed through the code). */
+  event: 'SCAN' | 'subscribe'
+  /** Deliveries made (more than 1 when the callback did not answer in time). */
+  attempts: number
+  /** HTTP status of the callback's answer; null when none came. */
+  status: number | null
+  /** The text the account replied (decrypted), or null. */
+  reply: string | null
+  /** Why WeChat would not accept the answer, or null. */
+  replyError: string | null
+}
+
 /** A running emulator. */
 export interface WechatEmulator {
   /** Base URL, e.g. `http://127.0.0.1:53012`: use it as `apiBaseUrl` (and image base) of `createWechatQrProvider`. */
@@ -186,6 +208,11 @@ export interface WechatEmulator {
   tickets(): EmulatorTicket[]
   /** The API requests received, oldest first. */
   requests(): EmulatorRequest[]
+  /**
+   * The scans made (by `scan`, or by a click on the page) and what the callback answered, newest
+   * first; the last 200 are kept. The page lists them, from `GET /emulator/scans`.
+   */
+  scans(): EmulatorScan[]
   /**
    * Replaces the next `times` (default 1) answers of `endpoint` (`cgi-bin/` prefix optional) with
    * `failure`, e.g. `failNext('qrcode/create', { errcode: 45009, errmsg: 'api freq out of limit' })`.

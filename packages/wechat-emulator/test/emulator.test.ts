@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { ManualClock } from '@scanauth/testkit'
 import { computeSignature, decodeAesKey, decryptMessage, parseXml } from '@scanauth/wechat'
 import { startWechatEmulator, type WechatEmulatorOptions } from '../src/index'
+import { SCAN_LOG_LIMIT, ScanLog } from '../src/scan-log'
 import { closer } from './closer'
 
 const ACCOUNT = { appId: 'wx_emulator_test', appSecret: 'the-secret', token: 'push-token' }
@@ -174,6 +175,53 @@ describe('the page', () => {
     expect(one).toContain(`data-ticket="${emulator.tickets()[0]!.ticket}"`)
     const list = (await (await fetch(`${emulator.url}/emulator/tickets`)).json()) as Array<{ sceneStr: string; live: boolean }>
     expect(list).toMatchObject([{ sceneStr: 'pc_page', live: true }])
+  })
+})
+
+describe('the scan list', () => {
+  it('lists every scan, newest first, with the callback answer: from scan() and from the page', async () => {
+    let answer = 'success'
+    const cb = await fakeCallback((_req, res) => {
+      res.statusCode = answer === 'fail' ? 500 : 200
+      res.end(answer === 'fail' ? '' : answer)
+    })
+    const { emulator, stable, create, clock } = await setup({ callbackUrl: cb.url })
+    const token = (await stable()).access_token as string
+    const { ticket } = (await create(token, strScene('pc_listed', 60))).json as { ticket: string }
+    const first = clock.now()
+    await emulator.scan({ sceneStr: 'pc_listed', openid: 'o_first' })
+    clock.advance(1000)
+    answer = 'fail'
+    const page = await fetch(`${emulator.url}/emulator/scan`, { method: 'POST', body: JSON.stringify({ ticket, openid: 'o_second', subscribed: true }) })
+    expect(page.status).toBe(200)
+    await page.arrayBuffer()
+    clock.advance(1000)
+    answer = 'success'
+    await emulator.scan({ sceneStr: 'pc_elsewhere', openid: 'o_third', subscribed: true }) // no code of ours: pushed as is
+
+    const expected = [
+      { at: first + 2000, sceneStr: 'pc_elsewhere', openid: 'o_third', ticket: null, event: 'SCAN', attempts: 1, status: 200, reply: null, replyError: null },
+      { at: first + 1000, sceneStr: 'pc_listed', openid: 'o_second', ticket, event: 'SCAN', attempts: 1, status: 500, reply: null, replyError: 'HTTP 500' },
+      { at: first, sceneStr: 'pc_listed', openid: 'o_first', ticket, event: 'subscribe', attempts: 1, status: 200, reply: null, replyError: null },
+    ]
+    expect(emulator.scans()).toEqual(expected)
+    expect(await (await fetch(`${emulator.url}/emulator/scans`)).json()).toEqual(expected)
+    // A refused scan (an unknown ticket) was never made, so it is not listed.
+    await expect(emulator.scan({ ticket: 'nope', openid: 'o' })).rejects.toThrow(/unknown ticket/)
+    expect(emulator.scans()).toHaveLength(3)
+    const html = await (await fetch(`${emulator.url}/`)).text()
+    expect(html).toContain('<table id="scans"')
+    expect(html).toContain("fetch('/emulator/scans')")
+  })
+
+  it('keeps the last 200', () => {
+    const log = new ScanLog()
+    const result = { attempts: 1, status: 200, body: 'success', reply: null, replyError: null, event: { Event: 'SCAN' } }
+    for (let at = 1; at <= SCAN_LOG_LIMIT + 5; at++) log.add({ at, sceneStr: 's', openid: 'o', ticket: null }, result)
+    const kept = log.newestFirst()
+    expect(SCAN_LOG_LIMIT).toBe(200)
+    expect(kept).toHaveLength(200)
+    expect([kept[0]!.at, kept.at(-1)!.at]).toEqual([205, 6])
   })
 })
 

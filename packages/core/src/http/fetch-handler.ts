@@ -29,6 +29,8 @@ export interface FetchHandlerOptions {
    * handler answers 500 `{detail: 'Internal error'}`, so the app can log it.
    */
   onError?(error: unknown, request: Request): void
+  /** Adds `purchase_url` to the `need_purchase` answers; off by default (see `HttpHandlerOptions.purchaseUrl`). */
+  purchaseUrl?: string
 }
 
 /** Answers a Fetch `Request` for scanauth's routes; other paths answer 404 `{detail}`. */
@@ -58,7 +60,7 @@ export function createFetchHandler(auth: ScanAuth, options: FetchHandlerOptions 
   const originals = new WeakMap<HttpRequest, Request>()
   const onError: HttpHandlerOptions['onError'] =
     options.onError === undefined ? undefined : (error, request) => options.onError?.(error, originals.get(request) as Request)
-  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '/auth', maxBodyBytes, onError })
+  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '/auth', maxBodyBytes, onError, purchaseUrl: options.purchaseUrl })
 
   const fetchHandler = async function fetchHandler(request: Request): Promise<Response> {
     const url = new URL(request.url)

@@ -6,6 +6,7 @@
  * Routes (under `basePath`, default `/auth`):
  * - `POST create_scene` `{device_id}` → `{scene_str, qr_url, expires_in}`; 502 when the platform fails.
  * - `GET status?scene=` → `{status}` or `{status: 'authorized', session_token, authorization}`; 404 unknown.
+ *   With the `purchaseUrl` option, a `need_purchase` answer (here and from `consume`) adds `purchase_url`.
  * - `GET session` with `Authorization: Bearer <token>` → `{user_id, device_id, expires_at, authorization}`; 401.
  * - `POST consume` `{points?}` with the Bearer token → `{status, authorization?}`; 401.
  * - `POST logout` with the Bearer token → 204, the session ended; 401 for an unknown or ended one.
@@ -26,29 +27,37 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
 /** What a route returns to answer 204 No Content. */
 const NO_CONTENT = Symbol('no content')
 
-type Route = (request: HttpRequest, auth: ScanAuth, maxBodyBytes: number) => Promise<unknown>
+/** What every route may need besides the request. */
+interface RouteContext {
+  auth: ScanAuth
+  maxBodyBytes: number
+  /** `purchase_url` of the `need_purchase` answers, when configured. */
+  purchaseUrl: string | undefined
+}
+
+type Route = (request: HttpRequest, context: RouteContext) => Promise<unknown>
 
 /** Each route: its method and what it does; the body it returns is sent with status 200. */
 const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
   '/create_scene': {
     method: 'POST',
-    run: async (request, auth, max) => {
-      const body = jsonObjectBody(request, max)
+    run: async (request, { auth, maxBodyBytes }) => {
+      const body = jsonObjectBody(request, maxBodyBytes)
       if (body.device_id === undefined) throw new ScanAuthError('invalid_request', 'device_id is required')
       return createSceneBody(await auth.createScene({ deviceId: body.device_id as string }))
     },
   },
   '/status': {
     method: 'GET',
-    run: async (request, auth) => {
+    run: async (request, { auth, purchaseUrl }) => {
       const scene = queryValue(request, 'scene')
       if (scene === undefined || scene === '') throw new ScanAuthError('invalid_request', 'scene is required')
-      return statusBody(await auth.getStatus(scene))
+      return statusBody(await auth.getStatus(scene), purchaseUrl)
     },
   },
   '/session': {
     method: 'GET',
-    run: async (request, auth) => {
+    run: async (request, { auth }) => {
       const info = await auth.verifySession(requireBearer(request))
       if (info === null) throw new ScanAuthError('unauthorized', 'Session is unknown or has expired')
       return sessionBody(info)
@@ -56,7 +65,7 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
   },
   '/logout': {
     method: 'POST',
-    run: async (request, auth) => {
+    run: async (request, { auth }) => {
       // Ends the presented session only; the user's other devices stay signed in.
       if (!(await auth.revokeSession(requireBearer(request)))) {
         throw new ScanAuthError('unauthorized', 'Session is unknown or has expired')
@@ -66,11 +75,11 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
   },
   '/consume': {
     method: 'POST',
-    run: async (request, auth, max) => {
+    run: async (request, { auth, maxBodyBytes, purchaseUrl }) => {
       const token = requireBearer(request)
-      const body = jsonObjectBody(request, max)
+      const body = jsonObjectBody(request, maxBodyBytes)
       const points = body.points === undefined ? undefined : (body.points as number)
-      return consumeBody(await auth.consume({ sessionToken: token, points }))
+      return consumeBody(await auth.consume({ sessionToken: token, points }), purchaseUrl)
     },
   },
 }
@@ -92,14 +101,18 @@ function normalizeBase(basePath: string): string {
  *
  * @example
  * ```ts
- * const handle = createHttpHandler(auth, { basePath: '/auth' })
+ * const handle = createHttpHandler(auth, { basePath: '/auth', purchaseUrl: 'https://shop.example.com/scanauth' })
  * const res = await handle({ method: 'GET', path: '/auth/status', query: { scene } })
  * if (res) reply(res.status, res.headers, JSON.stringify(res.body))
  * ```
  */
 export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = {}): HttpHandler {
   const base = normalizeBase(options.basePath ?? '/auth')
-  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024
+  const { purchaseUrl } = options
+  if (purchaseUrl !== undefined && (typeof purchaseUrl !== 'string' || purchaseUrl.trim() === '')) {
+    throw new ScanAuthError('invalid_options', 'createHttpHandler: purchaseUrl must be a non-empty string')
+  }
+  const context: RouteContext = { auth, maxBodyBytes: options.maxBodyBytes ?? 16 * 1024, purchaseUrl }
 
   const routeOf = (pathWithQuery: string) => {
     const q = pathWithQuery.indexOf('?')
@@ -117,7 +130,7 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
       return errorResponse(wrongMethod, { allow: route.method })
     }
     try {
-      const body = await route.run(request, auth, maxBodyBytes)
+      const body = await route.run(request, context)
       return body === NO_CONTENT ? { status: 204, headers: { 'cache-control': 'no-store' } } : respond(200, body)
     } catch (error) {
       if (!(error instanceof ScanAuthError)) options.onError?.(error, request)

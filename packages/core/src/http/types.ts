@@ -45,6 +45,14 @@ export interface HttpHandlerOptions {
    * `{detail: 'Internal error'}`, so the app can log it. `ScanAuthError`s are answers, not reported.
    */
   onError?(error: unknown, request: HttpRequest): void
+  /**
+   * Where a person buys time or points, e.g. `https://shop.example.com/scanauth`. When set, every
+   * answer whose `status` is `need_purchase` (the poll's and the consumption's) carries it as
+   * `purchase_url`, so a device can show the way out of the dead end. Off by default: without it the
+   * bodies are exactly those of docs/behaviour.md (wire shapes). Sent as given; a relative path works
+   * for a device that knows its server.
+   */
+  purchaseUrl?: string
 }
 
 /** Answers requests for our routes; resolves `undefined` for every other path, so a framework can fall through. */

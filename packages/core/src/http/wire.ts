@@ -14,8 +14,20 @@ export function createSceneBody(r: CreateSceneResult) {
   return { scene_str: r.sceneStr, qr_url: r.qrUrl, expires_in: r.expiresIn }
 }
 
-/** GET status, 200: `{status}` alone, or with the session token and summary when authorized. */
-export function statusBody(r: StatusResult) {
+/**
+ * `{status: 'need_purchase'}`, with `purchase_url` when the handler has a `purchaseUrl` (off by
+ * default, so the body stays the one of docs/behaviour.md, wire shapes).
+ */
+function needPurchaseBody(purchaseUrl: string | undefined) {
+  return purchaseUrl === undefined ? { status: 'need_purchase' as const } : { status: 'need_purchase' as const, purchase_url: purchaseUrl }
+}
+
+/**
+ * GET status, 200: `{status}` alone, or with the session token and summary when authorized;
+ * `need_purchase` carries `purchase_url` when one is configured.
+ */
+export function statusBody(r: StatusResult, purchaseUrl?: string) {
+  if (r.status === 'need_purchase') return needPurchaseBody(purchaseUrl)
   if (r.status !== 'authorized') return { status: r.status }
   return { status: r.status, session_token: r.sessionToken, authorization: summaryBody(r.authorization) }
 }
@@ -30,8 +42,9 @@ export function sessionBody(s: SessionInfo) {
   }
 }
 
-/** POST consume, 200. */
-export function consumeBody(r: ConsumeResult) {
+/** POST consume, 200; `need_purchase` carries `purchase_url` when one is configured. */
+export function consumeBody(r: ConsumeResult, purchaseUrl?: string) {
+  if (r.status === 'need_purchase') return needPurchaseBody(purchaseUrl)
   if (r.status !== 'ok') return { status: r.status }
   return { status: r.status, authorization: summaryBody(r.authorization) }
 }

@@ -1,5 +1,5 @@
 /**
- * Revoking an authorization (docs/behaviour.md, "Revocation"): a `pending` or `active` one becomes
+ * Revoking an authorization (docs/behaviour.md, B-revoke-1…4): a `pending` or `active` one becomes
  * `revoked`, and the activation step runs in the same commit so that the next queued one takes
  * the place of a revoked active one. Revoking a revoked one answers it unchanged.
  */

@@ -1,6 +1,6 @@
 /**
  * `getUser`: a user as the rules see it at `now`, computed from what is stored and written back
- * nowhere (docs/behaviour.md, "Reading a user").
+ * nowhere (docs/behaviour.md, B-user-1, B-user-2).
  */
 import type { UserAggregate } from '../records'
 import { isValid } from '../rules/authorizations'

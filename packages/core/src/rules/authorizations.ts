@@ -105,7 +105,7 @@ function fifoById(a: AuthorizationDraft, b: AuthorizationDraft): number {
  * The free authorization of a first scan: type `time`, source `free`, start now, end now plus the
  * free period, no points. It is `active` when the user has no `active` authorization, else `pending`.
  * The caller retires invalid active ones first ({@link retireInvalid}), so "active" here means one
- * that is still valid (docs/behaviour.md, "The free trial").
+ * that is still valid (docs/behaviour.md, B-free-3, D-free-stale).
  */
 export function freeAuthorization(list: readonly AuthorizationDraft[], now: number, durationMs: number): AuthorizationDraft {
   const hasActive = list.some((a) => a.status === 'active')

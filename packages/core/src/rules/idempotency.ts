@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (docs/behaviour.md, "Idempotency"): a call repeated with the same key answers
+ * Idempotency keys (docs/behaviour.md, B-idem-1…6): a call repeated with the same key answers
  * what the first one answered and changes nothing; the same key with other parameters is refused.
  * Keys are global per store, so a grant's key cannot be reused for a consumption either.
  */

@@ -1,5 +1,5 @@
 /**
- * The ledger (docs/behaviour.md, "Ledger"): what one operation did to a user's entitlements, read
+ * The ledger (docs/behaviour.md, B-ledger-1…5): what one operation did to a user's entitlements, read
  * off the difference between the authorizations as loaded and as planned. Deriving the entries
  * from that difference, rather than having each operation write its own, means no rule can change
  * an authorization without the ledger saying so.

@@ -49,7 +49,7 @@ export function touch(draft: UserDraft, now: number): UserDraft {
  * Scan step 5: grant the free authorization only if this moves has_claimed_free from false to
  * true. A user who already claimed it is returned unchanged. An active authorization that is no
  * longer valid counts as absent: it is retired in the same change, and the trial starts active
- * (docs/behaviour.md, "The free trial").
+ * (docs/behaviour.md, B-free-3, D-free-stale).
  */
 export function claimFreeTrial(draft: UserDraft, now: number, durationMs: number): UserDraft {
   if (draft.user.hasClaimedFree) return draft

@@ -2,7 +2,7 @@
  * The end-sessions script (`Store.endSessions`): ends one session by its token, or every session
  * of a user, in one script run. Ending a session rewrites its packed value with `expiresAt = at`
  * (the service's clock), so that from `at` on core treats it as expired everywhere
- * (docs/behaviour.md, "Revocation"); the key, and the scene's latest-session pointer when it names
+ * (docs/behaviour.md, B-revoke-1…4); the key, and the scene's latest-session pointer when it names
  * that token, then keep only the grace period as TTL (`expiry.ts`: `at − at + grace`, computed by
  * the caller; never the server's clock).
  *

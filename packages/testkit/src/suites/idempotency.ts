@@ -1,5 +1,5 @@
 /**
- * Idempotency keys on `grant` and `consume` (docs/behaviour.md, "Idempotency"): a repeat answers
+ * Idempotency keys on `grant` and `consume` (docs/behaviour.md, B-idem-1…6): a repeat answers
  * the first call and changes nothing, another call with the same key is refused with 409, keys
  * are global per store, and concurrent repeats (from several connections) apply once.
  */

@@ -1,5 +1,5 @@
 /**
- * The ledger (docs/behaviour.md, "Ledger"): every change to a user's entitlements is appended in
+ * The ledger (docs/behaviour.md, B-ledger-1…5): every change to a user's entitlements is appended in
  * the commit that makes it, and `listLedger` reads it back by user, oldest first, in pages.
  */
 import { describe, expect, it } from 'vitest'

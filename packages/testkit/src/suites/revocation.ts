@@ -1,5 +1,5 @@
 /**
- * Revocation (docs/behaviour.md, "Revocation"): authorizations withdrawn with the activation step
+ * Revocation (docs/behaviour.md, B-revoke-1…4): authorizations withdrawn with the activation step
  * in the same commit, and sessions ended one at a time or all of a user's at once.
  */
 import { describe, expect, it } from 'vitest'
@@ -55,7 +55,7 @@ export function revocationSuite(get: () => ContractContext): void {
     })
 
     it('refuses an unknown id (authorization_not_found, 404) and an expired or exhausted one (invalid_request)', async () => {
-      const { auth, clock, dump } = get()
+      const { auth, clock } = get()
       await expectScanAuthError(auth.revokeAuthorization({ authorizationId: 999 }), 'authorization_not_found', 404)
       await scanNewScene(auth, 'alice')
       const free = (await auth.getUser({ openid: 'alice' }))?.current?.id as number
