@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { WaitOptions } from './scene-waiters'
 import type { Authorization, AuthorizationSummary, LedgerEntry, UserInfo } from './views'
 
 /** Result of {@link ScanAuth.createScene}. */
@@ -181,6 +182,15 @@ export interface ScanAuth {
    * An unknown scene throws `ScanAuthError` `scene_not_found` (404).
    */
   getStatus(sceneStr: string): Promise<StatusResult>
+  /**
+   * Waits for a scene to leave `pending` and answers like {@link ScanAuth.getStatus} as soon as it
+   * has (a scan committed by any process through the same store, or the scene's expiry, which a
+   * timer at its deadline notices); after `timeoutMs` without a change it answers as the scene is
+   * then (`pending`). `signal` ends the wait early (the promise rejects with its reason). An unknown
+   * scene throws `scene_not_found` (404) like a poll. One store subscription per instance serves
+   * every waiter.
+   */
+  waitForStatus(sceneStr: string, options: WaitOptions): Promise<StatusResult>
   /**
    * Processes a scan event: the first valid scan of a scene finds or creates the user, grants the
    * free trial once per user, runs the activation step, authorizes the scene and creates a session.

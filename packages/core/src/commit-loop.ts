@@ -19,14 +19,17 @@ export interface Attempt<R> {
   plan: Plan<R>
 }
 
-/** Runs one operation: load and plan with `attempt`, commit, and again on conflict. */
-export type CommitLoop = <R>(attempt: () => Promise<Attempt<R>>) => Promise<R>
+/**
+ * Runs one operation: load and plan with `attempt`, commit, and again on conflict. `attempt` is told
+ * the round (0 for the first), so that it may reuse what was read before the loop in round 0.
+ */
+export type CommitLoop = <R>(attempt: (round: number) => Promise<Attempt<R>>) => Promise<R>
 
 /** Load → plan → commit, again on conflict, until it commits or `MAX_ATTEMPTS` is reached. */
 export function makeCommitLoop(store: Store, config: ResolvedOptions): CommitLoop {
-  return async function commitLoop<R>(attempt: () => Promise<Attempt<R>>): Promise<R> {
+  return async function commitLoop<R>(attempt: (round: number) => Promise<Attempt<R>>): Promise<R> {
     for (let round = 0; round < MAX_ATTEMPTS; round++) {
-      const { user, plan } = await attempt()
+      const { user, plan } = await attempt(round)
       if (plan.changes === null) return plan.finish(null)
       const outcome = await store.commit(plan.changes)
       if (outcome.ok) {

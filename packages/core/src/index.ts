@@ -27,6 +27,7 @@ export type {
   RevokeInput,
 } from './api'
 export type { ScanAuthOptions, ScanAuthHooks } from './options'
+export { MAX_WAIT_MS, type WaitOptions } from './scene-waiters'
 export type { ScanEvent, ActivationEvent } from './hooks'
 export type { QrProvider, QrRequest, QrCode } from './qr'
 export type { Authorization, AuthorizationSummary, LedgerEntry, UserInfo } from './views'
@@ -50,6 +51,7 @@ export {
   type NewLedgerEntry,
   type NewIdempotencyRecord,
   type SessionSelector,
+  type SceneChangeListener,
   type LedgerQuery,
 } from './store'
 export type {

@@ -23,6 +23,7 @@ import type {
   LedgerQuery,
   LoadQuery,
   LoadResult,
+  SceneChangeListener,
   SessionSelector,
   Store,
   UserRef,
@@ -84,6 +85,7 @@ export class MemoryStore implements Store {
   private readonly ledger: LedgerEntryRecord[] = []
   private readonly ledgerByUser = new Map<number, LedgerEntryRecord[]>()
   private readonly idempotency = new Map<string, IdempotencyRecord>()
+  private readonly sceneListeners = new Set<SceneChangeListener>()
   private readonly lastId = { scene: 0, user: 0, authorization: 0, session: 0, ledger: 0 }
 
   async load(query: LoadQuery): Promise<LoadResult> {
@@ -127,6 +129,7 @@ export class MemoryStore implements Store {
       const id = scene.op === 'insert' ? (ids.sceneId = ++this.lastId.scene) : scene.scene.id
       const userId = scene.op === 'update' && scene.scene.userId !== null ? resolveUser(scene.scene.userId) : null
       this.scenes.set(scene.scene.sceneStr, { ...scene.scene, id, userId })
+      this.tellSceneChanged(scene.scene.sceneStr)
     }
     if (session) {
       const record: SessionRecord = { ...session, id: (ids.sessionId = ++this.lastId.session), userId: resolveUser(session.userId) }
@@ -144,6 +147,21 @@ export class MemoryStore implements Store {
       this.idempotency.set(idempotency.key, { ...idempotency, authorizationId })
     }
     return { ok: true, ids }
+  }
+
+  watchScenes(listener: SceneChangeListener): () => void {
+    // A wrapper of our own, so that one function registered twice is two registrations.
+    const registration = (sceneStr: string) => listener(sceneStr)
+    this.sceneListeners.add(registration)
+    return () => void this.sceneListeners.delete(registration)
+  }
+
+  /** Tells the scene listeners after the commit returned, as a store on another backend would. */
+  private tellSceneChanged(sceneStr: string): void {
+    if (this.sceneListeners.size === 0) return
+    queueMicrotask(() => {
+      for (const listener of [...this.sceneListeners]) listener(sceneStr)
+    })
   }
 
   async listLedger(query: LedgerQuery): Promise<LedgerEntryRecord[]> {

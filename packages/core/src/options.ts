@@ -13,8 +13,8 @@ const hasMethods = (...names: string[]) => (value: unknown) =>
   typeof value === 'object' && value !== null && names.every((n) => typeof (value as Record<string, unknown>)[n] === 'function')
 
 const optionsSchema = z.object({
-  store: z.custom<Store>(hasMethods('load', 'commit', 'listLedger', 'endSessions'), {
-    error: 'store must implement load(), commit(), listLedger() and endSessions()',
+  store: z.custom<Store>(hasMethods('load', 'commit', 'listLedger', 'endSessions', 'watchScenes'), {
+    error: 'store must implement load(), commit(), listLedger(), endSessions() and watchScenes()',
   }),
   qr: z.custom<QrProvider>(hasMethods('createQr'), { error: 'qr must implement createQr()' }),
   sceneTtlSeconds: z.number().int().positive().max(2_592_000).default(300),

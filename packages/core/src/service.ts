@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ScanAuth } from './api'
+import type { ScanAuth, StatusResult } from './api'
 import { callHook, makeCommitLoop } from './commit-loop'
 import { entitlementMethods } from './entitlements'
 import { ScanAuthError } from './errors'
@@ -16,8 +16,10 @@ import { planVerifySession, isLiveSession } from './operations/session'
 import type { Lifetimes } from './operations/settings'
 import { resolveOptions, type ScanAuthOptions } from './options'
 import { newSceneStr, newSessionToken, SCENE_STR_PATTERN } from './random'
+import type { SceneRecord } from './records'
 import { newScene } from './rules/scene'
 import { DAY, HOUR, SECOND } from './rules/time'
+import { createSceneWaiters } from './scene-waiters'
 import { createSceneInput, parseInput, scanInput } from './validation'
 
 /**
@@ -47,6 +49,36 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
   }
   const commitLoop = makeCommitLoop(store, config)
 
+  /** The scene by its scene_str, or `scene_not_found` (404). */
+  async function loadScene(sceneStr: string): Promise<SceneRecord> {
+    const { scene } = await store.load({ sceneStr })
+    if (scene === null) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
+    return scene
+  }
+
+  /** A poll's answer (docs/behaviour.md B-poll-1…5), with the scene's deadline for the waiters. */
+  async function readStatus(sceneStr: string): Promise<{ status: StatusResult; expiresAt: number }> {
+    if (typeof sceneStr !== 'string' || sceneStr === '') throw new ScanAuthError('invalid_request', 'scene is required')
+    // A string that cannot be a scene_str names no scene: answer without a read.
+    if (!SCENE_STR_PATTERN.test(sceneStr)) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
+    const scene = await loadScene(sceneStr)
+    const first = planPoll(scene, now())
+    // The hottest path, a pending poll, is this one read and an answer: no commit loop around it.
+    if (first.kind === 'answer' && first.plan.changes === null) return { status: first.plan.finish(null), expiresAt: scene.expiresAt }
+    const status = await commitLoop(async (round) => {
+      // Round 0 decides on the scene just read; a round after a lost race reads it again.
+      const current = round === 0 ? scene : await loadScene(sceneStr)
+      const at = now()
+      const step = planPoll(current, at)
+      if (step.kind === 'answer') return { user: null, plan: step.plan }
+      const loaded = await store.load({ userId: step.userId, latestSessionOfScene: current.id })
+      return { user: loaded.user, plan: planAuthorizedPoll({ user: loaded.user, latestSession: loaded.latestSession, now: at }) }
+    })
+    return { status, expiresAt: scene.expiresAt }
+  }
+
+  const waiters = createSceneWaiters({ store, readStatus, now })
+
   return {
     async createScene(input) {
       const { deviceId } = parseInput(createSceneInput, input)
@@ -66,27 +98,10 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     },
 
     async getStatus(sceneStr) {
-      if (typeof sceneStr !== 'string' || sceneStr === '') throw new ScanAuthError('invalid_request', 'scene is required')
-      // A string that cannot be a scene_str names no scene: answer without a read.
-      if (!SCENE_STR_PATTERN.test(sceneStr)) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
-      // The hottest path, a pending poll, is this one read and an answer: no commit loop around it.
-      let { scene } = await store.load({ sceneStr })
-      if (scene === null) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
-      const first = planPoll(scene, now())
-      if (!('authorizedFor' in first) && first.changes === null) return first.finish(null)
-      return commitLoop(async () => {
-        // The first round reuses the scene just read; a round after a conflict reads it again.
-        scene ??= (await store.load({ sceneStr })).scene
-        if (scene === null) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
-        const at = now()
-        const decided = planPoll(scene, at)
-        const sceneId = scene.id
-        scene = null
-        if (!('authorizedFor' in decided)) return { user: null, plan: decided }
-        const loaded = await store.load({ userId: decided.authorizedFor, latestSessionOfScene: sceneId })
-        return { user: loaded.user, plan: planAuthorizedPoll({ user: loaded.user, latestSession: loaded.latestSession, now: at }) }
-      })
+      return (await readStatus(sceneStr)).status
     },
+
+    waitForStatus: (sceneStr, options) => waiters.wait(sceneStr, options),
 
     async handleScan(input) {
       const { sceneStr, openid } = parseInput(scanInput, input)

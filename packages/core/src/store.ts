@@ -240,6 +240,9 @@ export type SessionSelector =
       userId: number
     }
 
+/** Told the `sceneStr` of a scene that a commit wrote; see {@link Store.watchScenes}. */
+export type SceneChangeListener = (sceneStr: string) => void
+
 /** What {@link Store.listLedger} reads: a user's entries after an id, oldest first. */
 export interface LedgerQuery {
   /** The user. */
@@ -282,6 +285,17 @@ export interface Store {
    * session; a session created concurrently for the user may be missed (it was created after the call).
    */
   endSessions(selector: SessionSelector, at: number): Promise<number>
+  /**
+   * Tells `listener` the `sceneStr` of every scene a commit writes from now on, whichever process
+   * committed it through the same backing data, as soon as the store learns of it; returns the
+   * function that stops it. What it promises: a change committed while the listener is registered
+   * is told at least once, soon (how soon is the store's: in process at once, across processes
+   * within its documented delay), unless the connection to the backend is lost meanwhile; a
+   * notification may be repeated, or come for a write that changed nothing the caller sees, so the
+   * caller reads the scene again. The store keeps one subscription to its backend however many
+   * listeners it has, and none when it has none.
+   */
+  watchScenes(listener: SceneChangeListener): () => void
   /** Releases what the store itself opened. Optional; never closes a client the application passed in. */
   close?(): Promise<void>
 }

@@ -19,6 +19,7 @@
 import type { ScanAuth } from '../api'
 import { ScanAuthError } from '../errors'
 import { bearerToken, jsonObjectBody, queryValue } from './request'
+import { DEFAULT_HEARTBEAT_MS, EVENT_STREAM_HEADERS, statusEvents } from './events'
 import type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from './types'
 import { consumeBody, createSceneBody, errorBody, sessionBody, statusBody } from './wire'
 
@@ -27,12 +28,40 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
 /** What a route returns to answer 204 No Content. */
 const NO_CONTENT = Symbol('no content')
 
+/** What a route returns to answer with an event stream. */
+class EventStream {
+  constructor(readonly events: AsyncIterable<string> | undefined) {}
+}
+
 /** What every route may need besides the request. */
 interface RouteContext {
   auth: ScanAuth
   maxBodyBytes: number
   /** `purchase_url` of the `need_purchase` answers, when configured. */
   purchaseUrl: string | undefined
+  heartbeatMs: number
+  onError: HttpHandlerOptions['onError']
+}
+
+/** The longest long poll, in seconds (`wait=1` … `wait=30`). */
+export const MAX_WAIT_SECONDS = 30
+
+/** The `wait` parameter of a status poll: undefined for a plain poll, else whole seconds 1–30. */
+function waitSeconds(request: HttpRequest): number | undefined {
+  const raw = queryValue(request, 'wait')
+  if (raw === undefined) return undefined
+  const seconds = /^\d{1,2}$/.test(raw) ? Number(raw) : Number.NaN
+  if (!(seconds >= 1 && seconds <= MAX_WAIT_SECONDS)) {
+    throw new ScanAuthError('invalid_request', `wait must be a whole number of seconds from 1 to ${MAX_WAIT_SECONDS}`)
+  }
+  return seconds
+}
+
+/** The `scene` parameter, required. */
+function requireScene(request: HttpRequest): string {
+  const scene = queryValue(request, 'scene')
+  if (scene === undefined || scene === '') throw new ScanAuthError('invalid_request', 'scene is required')
+  return scene
 }
 
 type Route = (request: HttpRequest, context: RouteContext) => Promise<unknown>
@@ -50,9 +79,22 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
   '/status': {
     method: 'GET',
     run: async (request, { auth, purchaseUrl }) => {
-      const scene = queryValue(request, 'scene')
-      if (scene === undefined || scene === '') throw new ScanAuthError('invalid_request', 'scene is required')
-      return statusBody(await auth.getStatus(scene), purchaseUrl)
+      const scene = requireScene(request)
+      const wait = waitSeconds(request)
+      // Without `wait`, exactly the plain poll (one read when pending); with it, a long poll (B-wait-2).
+      const status = wait === undefined ? await auth.getStatus(scene) : await auth.waitForStatus(scene, { timeoutMs: wait * 1000, signal: request.signal })
+      return statusBody(status, purchaseUrl)
+    },
+  },
+  '/events': {
+    method: 'GET',
+    run: async (request, { auth, purchaseUrl, heartbeatMs, onError }) => {
+      const sceneStr = requireScene(request)
+      // Read before the stream starts, so an unknown scene is a plain 404 with {detail}.
+      const first = await auth.getStatus(sceneStr)
+      if (request.method.toUpperCase() === 'HEAD') return new EventStream(undefined)
+      const report = (error: unknown) => onError?.(error, request)
+      return new EventStream(statusEvents({ auth, sceneStr, first, signal: request.signal, heartbeatMs, purchaseUrl, onError: report }))
     },
   },
   '/session': {
@@ -112,7 +154,13 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
   if (purchaseUrl !== undefined && (typeof purchaseUrl !== 'string' || purchaseUrl.trim() === '')) {
     throw new ScanAuthError('invalid_options', 'createHttpHandler: purchaseUrl must be a non-empty string')
   }
-  const context: RouteContext = { auth, maxBodyBytes: options.maxBodyBytes ?? 16 * 1024, purchaseUrl }
+  const context: RouteContext = {
+    auth,
+    maxBodyBytes: options.maxBodyBytes ?? 16 * 1024,
+    purchaseUrl,
+    heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    onError: options.onError,
+  }
 
   const routeOf = (pathWithQuery: string) => {
     const q = pathWithQuery.indexOf('?')
@@ -131,9 +179,12 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
     }
     try {
       const body = await route.run(request, context)
-      return body === NO_CONTENT ? { status: 204, headers: { 'cache-control': 'no-store' } } : respond(200, body)
+      if (body === NO_CONTENT) return { status: 204, headers: { 'cache-control': 'no-store' } }
+      if (body instanceof EventStream) return { status: 200, headers: { ...EVENT_STREAM_HEADERS }, events: body.events }
+      return respond(200, body)
     } catch (error) {
-      if (!(error instanceof ScanAuthError)) options.onError?.(error, request)
+      // A long poll ended by the client going away is no failure, and nobody reads the answer.
+      if (!(error instanceof ScanAuthError) && request.signal?.aborted !== true) options.onError?.(error, request)
       return errorResponse(error)
     }
   }

@@ -22,6 +22,11 @@ export interface HttpRequest {
    * object). `undefined` when there is none.
    */
   body?: unknown
+  /**
+   * Aborted when the client goes away. Needed for the long poll (`status?wait=N`) and the event
+   * stream (`events`): without it a departed client's wait runs to its end.
+   */
+  signal?: AbortSignal
 }
 
 /** The response to send. `body` is a JSON value; send it with `JSON.stringify`. */
@@ -30,14 +35,22 @@ export interface HttpResponse {
   status: number
   /** Response headers (lower-case names): content type, `cache-control: no-store`, `allow`, `www-authenticate`. */
   headers?: Record<string, string>
-  /** The JSON body: the wire shape of docs/behaviour.md, or `{detail}` for errors. Absent for a 204. */
+  /** The JSON body: the wire shape of docs/behaviour.md, or `{detail}` for errors. Absent for a 204 and an event stream. */
   body?: unknown
+  /**
+   * An event stream (`GET {base}/events`): send the headers at once, then write each chunk as it
+   * comes and flush it, and end the response when the iteration ends. Absent for every other answer
+   * (and for a `HEAD` of the stream, which gets the headers only).
+   */
+  events?: AsyncIterable<string>
 }
 
 /** Options of `createHttpHandler`. */
 export interface HttpHandlerOptions {
   /** Where the routes live. Default `/auth`; `''` serves them at the root (for a router mounted at a prefix). */
   basePath?: string
+  /** Time between heartbeat comments of an event stream, in milliseconds. Default 15,000. */
+  heartbeatMs?: number
   /** Largest raw body accepted, in bytes. Default 16 KiB. */
   maxBodyBytes?: number
   /**

@@ -11,12 +11,19 @@ import { draftUser, withAuthorizations } from '../rules/user'
 import { toSummary } from '../views'
 import { answer, changeSet, userParts, type Plan } from './plan'
 
-/** Steps 2–3 when they decide; otherwise `{ authorizedFor }` to load the user and session for step 4. */
-export function planPoll(scene: SceneRecord, now: number): Plan<StatusResult> | { authorizedFor: number } {
+/** What a poll does with the scene it read: answer from the scene (steps 2–3), or go on to step 4. */
+export type PollStep =
+  /** Steps 2–3 decided: the plan answers `pending` or `expired` (writing the expiry when it just happened). */
+  | { kind: 'answer'; plan: Plan<StatusResult> }
+  /** Step 4: load this user and the scene's latest session, then {@link planAuthorizedPoll}. */
+  | { kind: 'authorized'; userId: number }
+
+/** Steps 2–3 when they decide; otherwise the user to load for step 4. */
+export function planPoll(scene: SceneRecord, now: number): PollStep {
   const decision = decidePoll(scene, now)
-  if (decision.kind === 'authorized') return { authorizedFor: decision.userId }
+  if (decision.kind === 'authorized') return { kind: 'authorized', userId: decision.userId }
   const expire = decision.expire ? { op: 'update' as const, scene: decision.expire, expectedVersion: scene.version } : undefined
-  return answer({ status: decision.status }, changeSet({ scene: expire }))
+  return { kind: 'answer', plan: answer({ status: decision.status }, changeSet({ scene: expire })) }
 }
 
 /**
