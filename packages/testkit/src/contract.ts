@@ -17,6 +17,7 @@ import { sessionSuite } from './suites/sessions'
 import { storeApiSuite } from './suites/store-api'
 import { storeEntitlementApiSuite } from './suites/store-api-entitlements'
 import { userSuite } from './suites/users'
+import { watchSuite } from './suites/watch'
 
 /**
  * Registers the Store contract suite for one store: the Store methods themselves, then every row
@@ -46,6 +47,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     ledgerSuite(get)
     revocationSuite(get)
     userSuite(get)
+    watchSuite(get)
     concurrencySuite(get)
   })
 }
