@@ -1,12 +1,19 @@
 /**
  * The server side of `bench/http.ts`, run as a child process so that the load generator and the
- * servers do not share an event loop. For the framework named in `argv[2]` it serves two targets on
- * 127.0.0.1 (free ports), each on an app of its own, and reports where over IPC:
+ * servers do not share an event loop. For the framework named in `argv[2]` and the store named in
+ * `argv[3]` (`memory`, `sqlite` on a file in a temporary folder, `redis` at `REDIS_URL` under a key
+ * prefix of its own; see `bench/stores.ts`) it serves two targets on 127.0.0.1 (free ports), each on
+ * an app of its own, and reports where over IPC:
  *
- * - `express`: an Express 5 app with `scanAuthRouter(auth)` at `/auth` (MemoryStore);
- *   `express-bare`: an Express 5 app with one route, `GET /bare/status`, answering `{status: 'pending'}`;
- * - `koa`: a Koa 3 app with `scanAuthMiddleware(auth, { basePath: '/auth' })` (MemoryStore);
- *   `koa-bare`: a Koa 3 app whose one middleware answers `GET /bare/status` the same way.
+ * - `express`: an Express 5 app with `scanAuthRouter(auth)` at `/auth`;
+ *   `express-bare`: an Express 5 app with two routes: `GET /bare/status` answering `{status: 'pending'}`,
+ *   and `GET /bare/authorized` answering the authorized scene's poll body (the same JSON, built
+ *   once at start), each with `res.json`;
+ * - `koa`: a Koa 3 app with `scanAuthMiddleware(auth, { basePath: '/auth' })`;
+ *   `koa-bare`: a Koa 3 app whose one middleware answers `GET /bare/status` and `GET /bare/authorized` the same way.
+ *
+ * It makes a pending scene and an authorized one (scanned once: a new user with the free trial, so
+ * its poll reads the scene, the user and the latest session, and answers `authorized`).
  *
  * One framework per process, as in an application: with both in one process, core's handler would
  * see two frameworks' request objects and its inline caches would turn polymorphic, a cost no real
@@ -21,9 +28,10 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import Koa from 'koa'
-import { createScanAuth, MemoryStore } from '@scanauth/core'
+import { createScanAuth } from '@scanauth/core'
 import { scanAuthRouter } from '@scanauth/express'
 import { scanAuthMiddleware } from '@scanauth/koa'
+import { constantQr, openBenchStore, type StoreKind } from './stores'
 
 /** The frameworks this file can serve. */
 export type HttpFramework = 'express' | 'koa'
@@ -35,18 +43,30 @@ export interface ServerReady {
   ports: { scanauth: number; bare: number }
   /** A pending scene, valid for an hour. */
   scene: string
+  /** An authorized scene. */
+  authorizedScene: string
 }
 
 async function main(): Promise<void> {
   const framework = process.argv[2] as HttpFramework
+  const storeKind = (process.argv[3] ?? 'memory') as StoreKind
   if (process.send === undefined) throw new Error('bench/http-server.ts runs as a child of bench/http.ts (fork with IPC)')
   if (framework !== 'express' && framework !== 'koa') throw new Error(`bench/http-server.ts: unknown framework '${framework}'`)
-  const auth = createScanAuth({
-    store: new MemoryStore(),
-    qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
-    sceneTtlSeconds: 3600,
-  })
+  if (!['memory', 'sqlite', 'redis'].includes(storeKind)) throw new Error(`bench/http-server.ts: unknown store '${storeKind}'`)
+  const opened = await openBenchStore(storeKind)
+  const auth = createScanAuth({ store: opened.store, qr: constantQr, sceneTtlSeconds: 3600 })
   const { sceneStr } = await auth.createScene({ deviceId: 'bench-http' })
+  const { sceneStr: authorizedScene } = await auth.createScene({ deviceId: 'bench-http' })
+  await auth.handleScan({ sceneStr: authorizedScene, openid: 'bench-http-user' })
+  const authorized = await auth.getStatus(authorizedScene)
+  if (authorized.status !== 'authorized') throw new Error(`bench/http-server.ts: the scanned scene is ${authorized.status}`)
+  // The wire body of that poll (docs/behaviour.md B-wire-1), for the bare routes to answer.
+  const a = authorized.authorization
+  const authorizedBody = {
+    status: 'authorized',
+    session_token: authorized.sessionToken,
+    authorization: { type: a.type, end_at: a.endAt, remaining_points: a.remainingPoints },
+  }
 
   const apps = () => {
     if (framework === 'express') {
@@ -57,15 +77,19 @@ async function main(): Promise<void> {
         if (typeof req.query.scene !== 'string') return void res.status(400).json({ detail: 'scene is required' })
         res.json({ status: 'pending' })
       })
+      bare.get('/bare/authorized', (req, res) => {
+        if (typeof req.query.scene !== 'string') return void res.status(400).json({ detail: 'scene is required' })
+        res.json(authorizedBody)
+      })
       return { app, bare }
     }
     const app = new Koa()
     app.use(scanAuthMiddleware(auth, { basePath: '/auth' }))
     const bare = new Koa()
     bare.use(async (ctx, next) => {
-      if (ctx.path !== '/bare/status' || ctx.method !== 'GET') return next()
+      if ((ctx.path !== '/bare/status' && ctx.path !== '/bare/authorized') || ctx.method !== 'GET') return next()
       if (typeof ctx.query.scene !== 'string') ctx.throw(400, 'scene is required')
-      ctx.body = { status: 'pending' }
+      ctx.body = ctx.path === '/bare/status' ? { status: 'pending' } : authorizedBody
     })
     return { app: app.callback(), bare: bare.callback() }
   }
@@ -87,7 +111,7 @@ async function main(): Promise<void> {
       server.close()
       server.closeAllConnections()
     }
-    process.disconnect?.()
+    void opened.close().finally(() => process.disconnect?.())
   }
   process.on('message', (message: { type?: string }) => {
     if (message.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage() })
@@ -96,9 +120,9 @@ async function main(): Promise<void> {
   // The parent went away without saying so: do not outlive it.
   process.on('disconnect', () => {
     for (const server of servers) server.closeAllConnections()
-    process.exit(0)
+    void opened.close().finally(() => process.exit(0))
   })
-  process.send({ type: 'ready', ports, scene: sceneStr } satisfies ServerReady)
+  process.send({ type: 'ready', ports, scene: sceneStr, authorizedScene } satisfies ServerReady)
 }
 
 await main()

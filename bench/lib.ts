@@ -6,6 +6,12 @@
  * @module
  */
 
+/**
+ * `BENCH_QUICK=1`: the sections that know it (push, http) run short — fewer samples, connections and
+ * slices — to check that they work; the figures are not of record, and docs/benchmarks.md is left alone.
+ */
+export const QUICK = process.env.BENCH_QUICK === '1'
+
 /** Latency figures of one measured operation. */
 export interface Measurement {
   /** Operations measured (after warm-up). */

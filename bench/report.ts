@@ -8,7 +8,10 @@
 import type { BenchRow } from './lib'
 import { markdownTable } from './lib'
 import type { HttpBenchRow } from './http'
+import type { PushResults } from './push'
+import { pushGoals, pushSection } from './report-push'
 import { scalingTable, type ScalingRow } from './scaling'
+import { why } from './why'
 
 /** The machine and software a run measured on. */
 export interface Environment {
@@ -37,108 +40,8 @@ export interface Results {
   redisMemory?: { memoryUsageBytes: number; receiptMemoryUsageBytes: number; usedMemoryBytes: number }
   http: HttpBenchRow[]
   scaling: ScalingRow[]
-}
-
-/**
- * Why an operation is as far from its baseline as it is, from profiling; keyed by
- * `store|operation` (the first key that prefixes the row's operation wins).
- */
-const WHY: Array<[string, string]> = [
-  [
-    'memory|consume',
-    'the baseline is one `Map.get` and a decrement (well under a microsecond). A consume through the ' +
-      'library validates its input (zod), loads the session and then its user (two awaited loads, each ' +
-      'copying records), runs the activation step over the user\'s live authorizations, builds a change set, ' +
-      'commits it with a version check (copying again) and answers a full `Authorization` view with ISO ' +
-      'timestamps. That fixed work buys correctness across processes (versions, retries) that a ' +
-      'single-process `Map` does not need; against any real store it is small (compare the SQLite and ' +
-      'Redis rows, where the same library code runs beside the raw driver).',
-  ],
-  [
-    'memory|authorized poll',
-    'the baseline reads four `Map`s; the library also loads the user aggregate (copied), runs the ' +
-      'activation step to find the current authorization, and formats the answer (ISO `end_at`). The ' +
-      'difference is a few microseconds of fixed work per poll.',
-  ],
-  [
-    'memory|scan',
-    'both sides draw a 256-bit session token from the CSPRNG; the library adds input validation, the ' +
-      'load of scene and user, the planning (free trial, activation step, session), the version-checked ' +
-      'commit and the `onScan` hook call.',
-  ],
-  [
-    'memory|pending poll',
-    'a `Map.get` against a validated, async `getStatus` (pattern check of the scene string, one awaited ' +
-      'load with a record copy, the poll decision).',
-  ],
-  ['memory|createScene', 'the random scene_str and the QR call are on both sides; the library adds validation, the scene record and its insert-if-absent commit.'],
-  [
-    'sqlite|scan',
-    'with `synchronous = FULL` both sides pay an fsync per commit, so the ratio is mostly how many pages ' +
-      'each commit writes: a scan must write a user, a scene and a session with their index entries ' +
-      '(about 7 WAL pages) against one row for the one-update baseline; the second scan row, against a raw ' +
-      'transaction doing exactly the scan\'s writes, shows what is left (see `bench/results/sqlite.md`).',
-  ],
-  ['sqlite|consume', 'the store reads session and user and checks the user\'s version inside the transaction; the baseline reads one row and updates it. The fsync per commit dominates both.'],
-  ['sqlite|authorized poll', 'three indexed selects on both sides; the store also builds records from rows and runs the activation step.'],
-  ['sqlite|pending poll', 'one indexed select on both sides; the store adds the service\'s validation and record building.'],
-  ['sqlite|createScene', 'one autocommit INSERT on both sides (with its fsync).'],
-  [
-    'redis|pending poll',
-    'one `GET` on both sides, and the benchmark\'s client process, not Redis, is the bottleneck (it ' +
-      'spends more CPU per call than Redis does), so all of core\'s per-call work shows in the ratio: ' +
-      'validation, the scene-string check, decoding the packed scene, the poll decision, the answer ' +
-      'object, and the promise hops between them. The row `store.load({ sceneStr }) alone` is the ' +
-      'store\'s own share; the rest is `getStatus` in core (and, under tsx, esbuild\'s `keepNames` ' +
-      'helper on core\'s closures). `bench/results/redis.md` has the profiling.',
-  ],
-  [
-    'redis|scan',
-    'both sides make the same two round trips; the cost is outside them. On the server the commit script ' +
-      'makes 5–9 `redis.call`s (version checks, `HINCRBY` ids, writes with TTLs, the commit receipt) against ' +
-      'one for the baseline script; on the client, core validates, draws the session token from the CSPRNG, ' +
-      'plans the scan (free trial, activation step, session) and encodes a 20–30 argument script call. With ' +
-      '32 calls in flight the client process\'s CPU is the bottleneck, so its work shows in full ' +
-      '(profiling in `bench/results/redis.md`).',
-  ],
-  [
-    'redis|',
-    'each side pays the same round trips to Redis (counted, see the round-trip table); the difference is ' +
-      'the work inside the commit script (version checks, packed records, TTLs, the commit receipt) and ' +
-      'the service\'s planning between the load and the commit.',
-  ],
-  [
-    'express|',
-    'the middleware answers with the JSON text and its length written directly (`res.end`), where the bare ' +
-      'route uses `res.json`, whose ETag (a SHA-1 of every body) and freshness check are wasted on a ' +
-      '`no-store` answer; that saving outweighs core\'s own work (routing, `getStatus`, the `no-store` headers) ' +
-      'and the second router the mount adds. Before this fix the middleware used `res.json` too and measured ' +
-      '0.80 in an A/B run of both versions (0.97 after).',
-  ],
-  [
-    'koa|',
-    'what limits it is core\'s own work per poll — the handler\'s routing and request reading, `getStatus` ' +
-      '(validation, one awaited load that copies the record, the poll decision, the answer) and, under tsx, ' +
-      'esbuild\'s `keepNames` helper on core\'s closures — about 4–6 µs of server CPU against a bare route that ' +
-      'costs Koa some 40–50 µs here. The middleware itself sets the headers directly and hands Koa the JSON ' +
-      'text: Koa\'s `ctx.set(object)` and its object-body path (content sniffing, stream/Blob/Response checks, ' +
-      'JSON at send time) cost about a tenth of the request and were the gap before this fix.',
-  ],
-]
-
-function why(r: BenchRow): string {
-  const key = `${r.store}|${r.operation}`
-  const text = WHY.find(([prefix]) => key.startsWith(prefix))?.[1] ?? 'see the benchmark file for what the baseline covers.'
-  // One call in flight (memory, SQLite): the time per call is 1 / ops/s, so the gap is a duration.
-  if ((r.store === 'memory' || r.store === 'sqlite') && r.baseline && r.opsPerSec > 0 && r.baseline.opsPerSec > 0) {
-    return `${text} Here that is ${n(1e6 / r.opsPerSec - 1e6 / r.baseline.opsPerSec, 1)} µs per call more than the baseline.`
-  }
-  if ('serverCpuPercent' in r) {
-    const h = r as HttpBenchRow
-    const perRequest = (cpu: number, rps: number) => (cpu / 100) * (1e6 / rps)
-    return `${text} Server CPU per request: ${n(perRequest(h.serverCpuPercent, h.opsPerSec), 1)} µs, against ${n(perRequest(h.baselineServerCpuPercent, h.baseline?.opsPerSec ?? 1), 1)} µs for the bare route.`
-  }
-  return text
+  /** The push section (absent when it did not run). */
+  push?: PushResults
 }
 
 const n = (x: number, digits = 0) => x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -204,6 +107,8 @@ export function renderReport(env: Environment, results: Results): string {
   const one = results.scaling.filter((r) => r.processes === 1)
   const best = (phase: string) => [...results.scaling.filter((r) => r.phase === phase)].sort((a, b) => b.opsPerSec - a.opsPerSec)[0]
   const section = (name: string) => `${n(env.sectionSeconds[name] ?? 0)} s`
+  const goals = pushGoals(results.push)
+  const missedGoals = goals.filter((g) => !g.met)
 
   const lines: string[] = []
   lines.push(
@@ -230,7 +135,7 @@ export function renderReport(env: Environment, results: Results): string {
     `| packages | ${Object.entries(env.versions).map(([k, v]) => `${k} ${v}`).join(', ')} |`,
     `| date | ${env.date} |`,
     '| command | `npm run bench` (`tsx --conditions=@scanauth/source bench/run.ts`) |',
-    `| duration | ${n(env.seconds)} s (memory ${section('memory')}, SQLite ${section('sqlite')}, Redis ${section('redis')}, HTTP ${section('http')}, scaling ${section('scaling')}) |`,
+    `| duration | ${n(env.seconds)} s (memory ${section('memory')}, SQLite ${section('sqlite')}, Redis ${section('redis')}, HTTP ${section('http')}, scaling ${section('scaling')}, push ${section('push')}) |`,
     `| load average (1 min) | ${n(env.loadBefore, 2)} before, ${n(env.loadAfter, 2)} after |`,
     '',
     'The machine is a shared VM: other work may run beside the benchmark (the load average above says',
@@ -239,14 +144,19 @@ export function renderReport(env: Environment, results: Results): string {
     '',
     '## Targets',
     '',
-    '| backend | operation | baseline | ratio | target | |',
+    'Ratios of throughput (≥), and the goals of the push section (issue #13): latency, memory and requests.',
+    '',
+    '| backend | operation | baseline | figure | target | |',
     '|---|---|---|---:|---:|---|',
   )
   for (const r of targeted) {
     lines.push(`| ${r.store} | ${r.operation} | ${r.baseline?.name ?? ''} | ${n(r.ratio as number, 2)} | ≥ ${r.target} | ${(r.ratio as number) >= (r.target as number) ? 'met' : '**missed**'} |`)
   }
+  for (const g of goals) lines.push(`| ${g.backend} | ${g.operation} | ${g.baseline} | ${g.figure} | ${g.target} | ${g.met ? 'met' : '**missed**'} |`)
   lines.push('')
-  lines.push(missed.length === 0 ? `All ${targeted.length} targets are met.` : `${missed.length} of ${targeted.length} targets missed: ${missed.map((r) => `${r.store} ${r.operation} (${n(r.ratio as number, 2)} < ${r.target})`).join('; ')}.`)
+  const all = targeted.length + goals.length
+  const misses = [...missed.map((r) => `${r.store} ${r.operation} (${n(r.ratio as number, 2)} < ${r.target})`), ...missedGoals.map((g) => `${g.backend} ${g.operation} (${g.figure}, target ${g.target})`)]
+  lines.push(misses.length === 0 ? `All ${all} targets are met.` : `${misses.length} of ${all} targets missed: ${misses.join('; ')}.`)
   if (slowest) {
     lines.push('', `**Slowest ratio: ${slowest.store} ${slowest.operation}, ${n(slowest.ratio as number, 2)}** against “${slowest.baseline?.name}”. Why: ${why(slowest)}`)
   }
@@ -309,10 +219,15 @@ export function renderReport(env: Environment, results: Results): string {
     '',
     '## Over HTTP: the middlewares beside a bare route (`bench/http.ts`)',
     '',
-    'The pending poll, `GET /auth/status?scene=<pending scene>`, through `scanAuthRouter` (Express 5)',
-    'and `scanAuthMiddleware` (Koa 3) on a `MemoryStore`, each beside a bare route of the same',
-    'framework that reads the `scene` parameter and answers `{"status":"pending"}` with the',
-    'framework\'s own JSON response (`res.json`, `ctx.body`). Load: autocannon on 127.0.0.1, 16',
+    'The polls as devices make them, `GET /auth/status?scene=…` of a pending scene and of an authorized',
+    'one, through `scanAuthRouter` (Express 5) and `scanAuthMiddleware` (Koa 3), each beside a bare route',
+    'of the same framework that reads the `scene` parameter and answers the same JSON (`{"status":"pending"}`,',
+    'or the authorized scene\'s answer built once at start) with the framework\'s own JSON response',
+    '(`res.json`, `ctx.body`). On a `MemoryStore`: the pending poll through both frameworks and the',
+    'authorized poll through Express. On the SQLite store (a file in a temporary folder, the defaults)',
+    'and the Redis store (`REDIS_URL`, a key prefix of its own): both polls through Express, as users run',
+    'them; the bare route reads no store, so these ratios show what the store\'s reads cost a request.',
+    'The authorized scene was scanned once (a new user, the free trial active). Load: autocannon on 127.0.0.1, 16',
     'connections, no pipelining; each target gets a one-second warm-up, then eight one-second slices',
     'alternating with its bare route. req/s is 2xx responses per wall-clock second over the slices;',
     'p50/p99 are per-response latencies seen by autocannon. The **ratio** is the median over the eight',
@@ -332,7 +247,8 @@ export function renderReport(env: Environment, results: Results): string {
     '',
   )
   for (const r of results.http) {
-    lines.push(`- **${r.store}** (${n(r.ratio ?? 0, 2)}, target ≥ ${r.target}): ${why(r)} autocannon used ${n(r.clientCpuPercent)}% of a core; failures ${r.failures}.`)
+    const target = r.target === undefined ? '' : `, target ≥ ${r.target}`
+    lines.push(`- **${r.store}, ${r.operation}** (${n(r.ratio ?? 0, 2)}${target}): ${why(r)} autocannon used ${n(r.clientCpuPercent)}% of a core; failures ${r.failures}.`)
   }
 
   lines.push(
@@ -375,6 +291,8 @@ export function renderReport(env: Environment, results: Results): string {
     )
   }
 
+  if (results.push) lines.push(...pushSection(results.push))
+
   lines.push(
     '',
     '## Reproducing',
@@ -382,7 +300,8 @@ export function renderReport(env: Environment, results: Results): string {
     '```sh',
     'npm run bench                                              # everything, rewrites this file',
     'BENCH_ONLY=http,scaling npm run bench                      # some sections, printed only',
-    'npx tsx --conditions=@scanauth/source bench/sqlite.ts      # one section on its own (memory, sqlite, redis, http, scaling)',
+    'BENCH_QUICK=1 BENCH_ONLY=push,http npm run bench           # short runs of push and http: a check, printed only',
+    'npx tsx --conditions=@scanauth/source bench/sqlite.ts      # one section on its own (memory, sqlite, redis, http, scaling, push)',
     '```',
     '',
     'Redis must listen at `REDIS_URL` (default `redis://127.0.0.1:6379`); the benchmark only adds keys',

@@ -2,11 +2,13 @@
  * `npm run bench`: every benchmark, one after another, each operation beside its baseline in the
  * same run; prints the tables and rewrites `docs/benchmarks.md` (the one place the figures live).
  *
- *   npm run bench                              # everything (about 3 minutes), rewrites docs/benchmarks.md
+ *   npm run bench                              # everything (about 7 minutes), rewrites docs/benchmarks.md
  *   BENCH_ONLY=memory,http npm run bench       # some sections, printed only (the docs are left alone)
+ *   BENCH_QUICK=1 BENCH_ONLY=push,http npm run bench   # short runs of the sections that know it: a check, printed only
  *
  * Sections: memory (`bench/memory.ts`), sqlite (`bench/sqlite.ts`), redis (`bench/redis.ts`),
- * http (`bench/http.ts`), scaling (`bench/scaling.ts`). Everything listens on 127.0.0.1; Redis is
+ * http (`bench/http.ts`), scaling (`bench/scaling.ts`), push (`bench/push.ts`). Everything listens
+ * on 127.0.0.1; Redis is
  * `REDIS_URL` (default redis://127.0.0.1:6379), used under key prefixes that are deleted afterwards.
  *
  * @module
@@ -17,14 +19,15 @@ import { cpus, loadavg, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import { benchHttp } from './http'
-import { markdownTable } from './lib'
+import { markdownTable, QUICK } from './lib'
 import { benchMemory } from './memory'
+import { benchPush, pushTables } from './push'
 import { benchRedis } from './redis'
 import { renderReport, type Environment, type Results } from './report'
 import { benchScaling, scalingTable } from './scaling'
 import { benchSqlite } from './sqlite'
 
-const SECTIONS = ['memory', 'sqlite', 'redis', 'http', 'scaling'] as const
+const SECTIONS = ['memory', 'sqlite', 'redis', 'http', 'scaling', 'push'] as const
 type Section = (typeof SECTIONS)[number]
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -97,12 +100,15 @@ results.redis =
   )) ?? []
 results.http = (await section('http', () => benchHttp(), markdownTable)) ?? []
 results.scaling = (await section('scaling', () => benchScaling(), scalingTable)) ?? []
+const push = await section('push', () => benchPush(), pushTables)
+if (push !== undefined) results.push = push
 
 const seconds = (performance.now() - began) / 1000
-if (only === undefined) {
+// A quick run checks that the benchmarks work; its figures are not of record.
+if (only === undefined && !QUICK) {
   const report = renderReport({ ...env, loadAfter: loadavg()[0] ?? 0, seconds, sectionSeconds }, results)
   await writeFile(`${root}docs/benchmarks.md`, report)
   console.log(`\nWrote docs/benchmarks.md (${seconds.toFixed(0)} s in all).`)
 } else {
-  console.log(`\n(${seconds.toFixed(0)} s; BENCH_ONLY is set, docs/benchmarks.md left as it was)`)
+  console.log(`\n(${seconds.toFixed(0)} s; ${QUICK ? 'BENCH_QUICK' : 'BENCH_ONLY'} is set, docs/benchmarks.md left as it was)`)
 }

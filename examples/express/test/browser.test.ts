@@ -1,7 +1,9 @@
 // The demo page in a real browser (Debian's chromium through playwright-core; never a download):
-// the QR image loads, the emulated phone scans, "Authorized" appears; then the purchase-needed and
-// expired states; the demo purchase and signing out; the narrowest phone (320 px); the emulator's
-// own page. Screenshots of each state go to examples/express/test-output/ (not committed).
+// the QR image loads, the emulated phone scans, "Authorized" appears; the page waits for the scan on
+// an event stream (docs/behaviour.md B-wait-3), and on the long poll (B-wait-2) in a browser without
+// EventSource; then the purchase-needed and expired states; the demo purchase and signing out; the
+// narrowest phone (320 px); the emulator's own page. Screenshots of each state go to
+// examples/express/test-output/ (not committed).
 import { existsSync, mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -82,6 +84,19 @@ describe.skipIf(missing && !process.env.CI)('the demo page in chromium', () => {
     return res.status
   }
 
+  /** The scanauth requests the page makes (`/auth/...`, path and query), in order. */
+  function authRequests(page: Page): string[] {
+    const seen: string[] = []
+    page.on('request', (request) => {
+      const url = new URL(request.url())
+      if (url.pathname.startsWith('/auth/')) seen.push(`${url.pathname}${url.search}`)
+    })
+    return seen
+  }
+
+  /** How the page waits for the scan of its current scene (`sse`, `long-poll` or `poll`). */
+  const transportOf = (page: Page) => page.locator('#card').getAttribute('data-transport')
+
   const savedToken = (page: Page) => page.evaluate(`localStorage.getItem('scanauth.session')`) as Promise<string | null>
 
   /**
@@ -153,12 +168,19 @@ describe.skipIf(missing && !process.env.CI)('the demo page in chromium', () => {
       // A code that expires is replaced a few times without asking, then the page asks.
       await page.getByRole('button', { name: 'New code' }).click()
       let current = await qrLoaded(page)
-      for (let refresh = 0; refresh < 3; refresh++) {
+      // The server's clock jumps past the deadline, but the timer that tells waiters of expiry runs
+      // in real time (B-wait-1); a poll from elsewhere (the test's) commits the expiry, and the
+      // store's change notification brings it to the page's stream at once (B-wait-4).
+      const expireNow = async (sceneStr: string | undefined) => {
         offset += 301 * 1000
+        expect(await server.wiring.auth.getStatus(sceneStr as string)).toEqual({ status: 'expired' })
+      }
+      for (let refresh = 0; refresh < 3; refresh++) {
+        await expireNow(current)
         await expect.poll(() => sceneOf(page), { timeout: 20_000 }).not.toBe(current)
         current = await qrLoaded(page)
       }
-      offset += 301 * 1000
+      await expireNow(current)
       await page.getByText('This code has expired.').waitFor()
       expect(await page.locator('#card').getAttribute('data-state')).toBe('expired')
       await page.screenshot({ path: `${OUTPUT}4-expired.png` })
@@ -171,6 +193,95 @@ describe.skipIf(missing && !process.env.CI)('the demo page in chromium', () => {
       await page.screenshot({ path: `${OUTPUT}5-error.png` })
       await page.getByRole('button', { name: 'Try again' }).click()
       await qrLoaded(page)
+      expect(errors).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+
+  it('waits for the scan on one event stream: no polls, and "Authorized" as soon as the scan lands', async () => {
+    const context = await browser.newContext({ viewport: { width: 960, height: 820 } })
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    const requests = authRequests(page)
+    try {
+      const streamed = page.waitForResponse((response) => new URL(response.url()).pathname === '/auth/events')
+      await page.goto(server.url)
+      const scene = (await qrLoaded(page)) as string
+      // The stream is open: its headers came back, and the page said which way it waits.
+      const response = await streamed
+      expect(response.status()).toBe(200)
+      expect(response.headers()['content-type']).toMatch(/^text\/event-stream/)
+      expect(await transportOf(page)).toBe('sse')
+
+      await page.getByRole('button', { name: 'Scan with the emulated phone' }).click()
+      await page.getByRole('heading', { name: 'Authorized' }).waitFor()
+      // One stream for the whole wait, and not a single poll.
+      expect(requests).toEqual(['/auth/create_scene', `/auth/events?scene=${scene}`])
+      // The session came over the stream: it is the one the server made for this scene.
+      const token = (await savedToken(page)) as string
+      expect(await server.wiring.auth.getStatus(scene)).toMatchObject({ status: 'authorized', sessionToken: token })
+      expect(errors).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+
+  it('waits on the long poll in a browser without EventSource', async () => {
+    const context = await browser.newContext({ viewport: { width: 960, height: 820 } })
+    // (Page-side code as a string: this project's TypeScript has no DOM types.)
+    await context.addInitScript('delete window.EventSource')
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    const requests = authRequests(page)
+    const statusAnswers: unknown[] = []
+    page.on('response', async (response) => {
+      if (new URL(response.url()).pathname === '/auth/status') statusAnswers.push(await response.json().catch(() => null))
+    })
+    try {
+      expect(await page.evaluate('typeof window.EventSource')).toBe('undefined')
+      const longPoll = page.waitForRequest((request) => new URL(request.url()).pathname === '/auth/status')
+      await page.goto(server.url)
+      const scene = (await qrLoaded(page)) as string
+      // The page is waiting in a long poll (the server holds it until the scan).
+      await longPoll
+      expect(await transportOf(page)).toBe('long-poll')
+
+      await page.getByRole('button', { name: 'Scan with the emulated phone' }).click()
+      await page.getByRole('heading', { name: 'Authorized' }).waitFor()
+      await expect.poll(() => statusAnswers.at(-1)).toMatchObject({ status: 'authorized', session_token: await savedToken(page) })
+      // No stream was tried, and every status request was a long poll of this scene.
+      const waits = requests.filter((path) => path.startsWith('/auth/status'))
+      expect(requests).toEqual(['/auth/create_scene', ...waits])
+      expect(waits.length).toBeGreaterThanOrEqual(1)
+      expect(new Set(waits)).toEqual(new Set([`/auth/status?scene=${scene}&wait=25`]))
+      expect(errors).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+
+  it('falls back from a failing stream to the long poll, and from a failing long poll to polling', async () => {
+    const context = await browser.newContext({ viewport: { width: 960, height: 820 } })
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    const requests = authRequests(page)
+    // A proxy in the way that refuses the stream and answers the long poll 502.
+    await page.route('**/auth/events?*', (route) => route.abort())
+    await page.route(/\/auth\/status\?.*wait=/, (route) => route.fulfill({ status: 502, contentType: 'text/plain', body: 'Bad Gateway' }))
+    try {
+      await page.goto(server.url)
+      const scene = (await qrLoaded(page)) as string
+      await expect.poll(() => transportOf(page), { timeout: 20_000 }).toBe('poll')
+      await page.getByRole('button', { name: 'Scan with the emulated phone' }).click()
+      await page.getByRole('heading', { name: 'Authorized' }).waitFor({ timeout: 30_000 })
+      // The stream once, the long poll once, then plain polls until the scan.
+      expect(requests.slice(0, 3)).toEqual(['/auth/create_scene', `/auth/events?scene=${scene}`, `/auth/status?scene=${scene}&wait=25`])
+      expect(requests.slice(3).length).toBeGreaterThanOrEqual(1)
+      expect(new Set(requests.slice(3))).toEqual(new Set([`/auth/status?scene=${scene}`]))
       expect(errors).toEqual([])
     } finally {
       await context.close()

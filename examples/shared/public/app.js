@@ -1,15 +1,17 @@
-// The scanauth demo page: create a scene, show its QR code, poll its status, show the result; in
-// emulator mode, buy 30 days when a purchase is needed; sign out.
+// The scanauth demo page: create a scene, show its QR code, wait for the scan (an event stream, else
+// a long poll, else polling: wait.js), show the result; in emulator mode, buy 30 days when a purchase
+// is needed; sign out.
 // Plain browser JavaScript, no build step. Served by both example servers.
 //
 // The session token is kept in localStorage ('scanauth.session'), so a reload stays signed in. It is
-// saved when a poll answers authorized and removed by "Sign out", by "New code" (a new code means
+// saved when the status answers authorized and removed by "Sign out", by "New code" (a new code means
 // starting over) and when the server no longer knows it (401).
 /* global setInterval, clearInterval */
 import { abbreviate, api, forgetSavedSession, formatDate, newPurchaseKey, randomHex, remember, saveSession, savedSession } from './lib.js'
+import { waitForScene } from './wait.js'
 
-const POLL_MS = 2000 // how often a pending scene is polled
-const MAX_BACKOFF_MS = 30000 // the longest wait between polls while the server cannot be reached
+const RETRY_MS = 2000 // the first wait before asking for a code again while the server cannot be reached
+const MAX_BACKOFF_MS = 30000 // the longest such wait
 const AUTO_REFRESHES = 3 // expired codes replaced without asking, before the page asks the person
 
 const $ = (id) => document.getElementById(id)
@@ -21,19 +23,22 @@ const phoneOpenid = remember('scanauth.demo_openid', () => `phone-${randomHex(8)
 let config = { emulator: false }
 let scene = null // { sceneStr, qrUrl, expiresAt }
 let generation = 0 // bumped for every new scene: timers of an older one do nothing
-let pollTimer = null
+let waiting = null // the wait for the current scene's scan (wait.js), while it runs
+let retryTimer = null
 let tickTimer = null
-let failures = 0
+let failures = 0 // failed attempts to create a code, or connection trouble while waiting
 let autoRefreshes = 0
 let session = null // the token of the authorized card
 let offer = null // { key, bought }: the purchase offered on the need_purchase card
 
 // ---------------------------------------------------------------- timers
 
+/** Ends the wait for a scan (the event stream, a request in flight) and the timers. */
 function stopTimers() {
-  clearTimeout(pollTimer)
+  waiting?.stop()
+  clearTimeout(retryTimer)
   clearInterval(tickTimer)
-  pollTimer = tickTimer = null
+  waiting = retryTimer = tickTimer = null
 }
 
 // ---------------------------------------------------------------- view
@@ -173,9 +178,9 @@ async function newScene({ auto = false } = {}) {
     res = await api('/auth/create_scene', { method: 'POST', json: { device_id: deviceId } })
   } catch {
     if (gen !== generation) return
-    const delay = Math.min(MAX_BACKOFF_MS, POLL_MS * 2 ** ++failures)
+    const delay = Math.min(MAX_BACKOFF_MS, RETRY_MS * 2 ** ++failures)
     setStatus(`Cannot reach the server. Trying again in ${Math.round(delay / 1000)} s…`, 'error')
-    pollTimer = setTimeout(() => gen === generation && newScene({ auto }), delay)
+    retryTimer = setTimeout(() => gen === generation && newScene({ auto }), delay)
     return
   }
   if (gen !== generation) return
@@ -185,8 +190,16 @@ async function newScene({ auto = false } = {}) {
   showQr(scene.qrUrl)
   setState('pending')
   showPending()
-  tickTimer = setInterval(() => gen === generation && tick(gen), 1000)
-  schedulePoll(gen, POLL_MS)
+  tickTimer = setInterval(() => gen === generation && tick(), 1000)
+  waiting = waitForScene(scene.sceneStr, {
+    onAnswer: (httpStatus, body) => gen === generation && onAnswer(httpStatus, body),
+    onProblem: (text) => {
+      if (gen !== generation) return
+      failures++
+      setStatus(text, 'error')
+    },
+    onTransport: (name) => gen === generation && (card.dataset.transport = name),
+  })
 }
 
 function secondsLeft() {
@@ -198,36 +211,22 @@ function showPending() {
   setStatus(`Waiting for a scan · valid for ${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`)
 }
 
-function tick(gen) {
+function tick() {
   if (failures > 0) return // the status line shows the connection problem
   showPending()
-  if (secondsLeft() === 0) schedulePoll(gen, 0) // ask the server now rather than in up to 2 s
+  // When plain polling, ask now rather than in up to 2 s; a stream or a long poll is told at the
+  // deadline by the server itself (B-wait-1).
+  if (secondsLeft() === 0) waiting?.checkNow()
 }
 
-function schedulePoll(gen, delay) {
-  clearTimeout(pollTimer)
-  pollTimer = setTimeout(() => poll(gen), delay)
-}
-
-async function poll(gen) {
-  if (gen !== generation || !scene) return
-  let res
-  try {
-    res = await api(`/auth/status?scene=${encodeURIComponent(scene.sceneStr)}`)
-    if (res.status >= 500) throw new Error(`the server answered ${res.status}`)
-  } catch (error) {
-    if (gen !== generation) return
-    const delay = Math.min(MAX_BACKOFF_MS, POLL_MS * 2 ** ++failures)
-    setStatus(`Connection problem (${error.message}). Retrying in ${Math.round(delay / 1000)} s…`, 'error')
-    return schedulePoll(gen, delay)
-  }
-  if (gen !== generation) return
+/** An answer about the current scene, from the stream, a long poll or a poll. */
+function onAnswer(httpStatus, body) {
   failures = 0
   // 404: the server no longer knows the scene (a memory store restarted): treat it as expired.
-  const status = res.status === 404 ? 'expired' : res.body?.status
+  const status = httpStatus === 404 ? 'expired' : body?.status
   if (status === 'authorized') {
-    saveSession(res.body.session_token)
-    return showAuthorized(res.body.session_token, res.body.authorization)
+    saveSession(body.session_token)
+    return showAuthorized(body.session_token, body.authorization)
   }
   if (status === 'need_purchase') return showNeedPurchase()
   if (status === 'expired') {
@@ -238,7 +237,20 @@ async function poll(gen) {
     return showExpired()
   }
   showPending()
-  schedulePoll(gen, POLL_MS)
+}
+
+/** One plain poll of the current scene (after a purchase: the scene is authorized, so one answer is final). */
+async function pollOnce(gen) {
+  let res
+  try {
+    res = await api(`/auth/status?scene=${encodeURIComponent(scene.sceneStr)}`)
+  } catch {
+    if (gen === generation) setStatus('Cannot reach the server. Reload the page to see the purchase.', 'error', { show: true })
+    return
+  }
+  if (gen !== generation) return
+  if (res.status >= 500) return setStatus(`The server answered ${res.status}. Reload the page to see the purchase.`, 'error', { show: true })
+  onAnswer(res.status, res.body)
 }
 
 async function emulatedScan() {
@@ -250,9 +262,10 @@ async function emulatedScan() {
   try {
     const res = await api('/demo/emulator-scan', { method: 'POST', json: { scene_str: scene.sceneStr, openid: phoneOpenid } })
     if (res.status !== 200) setStatus(res.body?.detail || `The emulated scan failed (${res.status}).`, 'error')
-    else if (gen === generation) {
+    else if (gen === generation && card.dataset.state === 'pending') {
+      // (A stream may have shown the result before this answer came: then there is nothing to say.)
       setStatus('Scanned. Checking…')
-      schedulePoll(gen, 0)
+      waiting?.checkNow() // only plain polling needs telling: a stream or a long poll hears it from the server
     }
   } catch {
     setStatus('Cannot reach the server.', 'error')
@@ -306,8 +319,8 @@ async function buy() {
     current.bought = true
     if (gen !== generation || offer !== current) return
     setStatus('Purchased. Checking…', 'info', { show: true })
-    // The scene's next poll finds the new authorization; a resumed session has no scene, so ask with the token.
-    if (scene) schedulePoll(gen, 0)
+    // A poll of the scene finds the new authorization; a resumed session has no scene, so ask with the token.
+    if (scene) await pollOnce(gen)
     else if (!(await resumeSession())) startOver()
   } catch {
     // The answer may be lost after the purchase was made: the same key again cannot buy twice.

@@ -68,12 +68,15 @@ export function formatDate(iso) {
   return [at.toLocaleDateString(undefined, { dateStyle: 'medium' }), at.toLocaleTimeString(undefined, { timeStyle: 'short' })]
 }
 
-/** A JSON request to our server: `{status, body}` (body null when the answer is not JSON, e.g. a 204). */
-export async function api(path, { method = 'GET', json, token } = {}) {
+/**
+ * A JSON request to our server: `{status, body}` (body null when the answer is not JSON, e.g. a 204).
+ * `signal` aborts it (the promise then rejects).
+ */
+export async function api(path, { method = 'GET', json, token, signal } = {}) {
   const headers = {}
   if (json !== undefined) headers['content-type'] = 'application/json'
   if (token) headers.authorization = `Bearer ${token}`
-  const res = await fetch(path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json), cache: 'no-store' })
+  const res = await fetch(path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json), cache: 'no-store', signal })
   let body = null
   try {
     body = await res.json()

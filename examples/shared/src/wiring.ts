@@ -46,7 +46,7 @@ export interface Wiring {
   close(): Promise<void>
 }
 
-/** Path of the demo page's files (`index.html`, `app.js`, `lib.js`, `style.css`), served by both examples. */
+/** Path of the demo page's files (`index.html`, `app.js`, `lib.js`, `wait.js`, `style.css`), served by both examples. */
 export const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url))
 
 const PUBLIC_FILES: Record<string, [file: string, type: string]> = {
@@ -54,6 +54,7 @@ const PUBLIC_FILES: Record<string, [file: string, type: string]> = {
   '/index.html': ['index.html', 'text/html; charset=utf-8'],
   '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
   '/lib.js': ['lib.js', 'text/javascript; charset=utf-8'],
+  '/wait.js': ['wait.js', 'text/javascript; charset=utf-8'],
   '/style.css': ['style.css', 'text/css; charset=utf-8'],
   '/favicon.svg': ['favicon.svg', 'image/svg+xml'],
 }

@@ -86,7 +86,7 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
       const page = await fetch(`${url}/`)
       expect(page.headers.get('content-type')).toMatch(/^text\/html/)
       expect(await page.text()).toContain('Sign in with WeChat')
-      for (const [path, type] of [['/app.js', /javascript/], ['/lib.js', /javascript/], ['/style.css', /^text\/css/], ['/favicon.svg', /^image\/svg/]] as const) {
+      for (const [path, type] of [['/app.js', /javascript/], ['/lib.js', /javascript/], ['/wait.js', /javascript/], ['/style.css', /^text\/css/], ['/favicon.svg', /^image\/svg/]] as const) {
         const res = await fetch(`${url}${path}`)
         expect(res.status).toBe(200)
         expect(res.headers.get('content-type')).toMatch(type)

@@ -286,14 +286,15 @@ export interface Store {
    */
   endSessions(selector: SessionSelector, at: number): Promise<number>
   /**
-   * Tells `listener` the `sceneStr` of every scene a commit writes from now on, whichever process
-   * committed it through the same backing data, as soon as the store learns of it; returns the
-   * function that stops it. What it promises: a change committed while the listener is registered
-   * is told at least once, soon (how soon is the store's: in process at once, across processes
-   * within its documented delay), unless the connection to the backend is lost meanwhile; a
-   * notification may be repeated, or come for a write that changed nothing the caller sees, so the
-   * caller reads the scene again. The store keeps one subscription to its backend however many
-   * listeners it has, and none when it has none.
+   * Tells `listener` the `sceneStr` of every scene a commit writes, whichever process committed it
+   * through the same backing data, as soon as the store learns of it; returns the function that
+   * stops it. What it promises: every scene write committed after the store's next read or commit
+   * that follows this call (a networked store may need that long to have its subscription live) is
+   * told at least once, soon (in process at once; across processes within the store's documented
+   * delay), unless the connection to the backend is lost meanwhile. A notification may be repeated,
+   * or come for a write that changed nothing the caller sees, so the caller reads the scene again.
+   * The store keeps one subscription to its backend however many listeners it has, and none when it
+   * has none.
    */
   watchScenes(listener: SceneChangeListener): () => void
   /** Releases what the store itself opened. Optional; never closes a client the application passed in. */

@@ -11,13 +11,13 @@ const serveApp = honoServerPerTest()
 /** A store whose backend is gone: every call rejects, as a closed database does. */
 async function failingStore(): Promise<Store> {
   const gone = () => Promise.reject(new Error('the database connection is closed'))
-  return { load: gone, commit: gone, listLedger: gone, endSessions: gone }
+  return { load: gone, commit: gone, listLedger: gone, endSessions: gone, watchScenes: () => () => undefined }
 }
 
 describeHttpRoutes(
   'fetch (Hono)',
-  (auth, { onError }) => {
-    const handler = createFetchHandler(auth, { onError })
+  (auth, { onError, heartbeatMs }) => {
+    const handler = createFetchHandler(auth, { onError, heartbeatMs })
     const app = new Hono()
     app.all('/auth/*', (c, next) => (handler.owns(c.req.path) ? handler(c.req.raw) : next()))
     app.post('/auth/login', async (c) => c.json({ own: 'login', got: await c.req.json().catch(() => null) }))

@@ -223,6 +223,7 @@ describe('routing', () => {
         commit: () => Promise.reject(new Error('disk on fire')),
         listLedger: () => Promise.reject(new Error('disk on fire')),
         endSessions: () => Promise.reject(new Error('disk on fire')),
+        watchScenes: () => () => {},
       },
       qr,
       now: clock.now,

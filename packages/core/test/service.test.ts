@@ -87,6 +87,7 @@ describe('the pending poll', () => {
       commit: (c) => (calls.push('commit'), inner.commit(c)),
       listLedger: (q) => inner.listLedger(q),
       endSessions: (s, at) => inner.endSessions(s, at),
+      watchScenes: (listener) => inner.watchScenes(listener),
     }
     const auth = createScanAuth({ store: counted, qr: new RecordingQrProvider() })
     const { sceneStr } = await auth.createScene({ deviceId: 'd' })
@@ -106,6 +107,7 @@ describe('conflicts', () => {
       commit: async (c) => (c.scene?.op === 'insert' ? inner.commit(c) : (refused++, { ok: false, conflict: 'scene' })),
       listLedger: (q) => inner.listLedger(q),
       endSessions: (s, at) => inner.endSessions(s, at),
+      watchScenes: (listener) => inner.watchScenes(listener),
     }
     const auth = createScanAuth({ store: alwaysLosing, qr: new RecordingQrProvider() })
     const { sceneStr } = await auth.createScene({ deviceId: 'd' })

@@ -3,7 +3,8 @@
  * HTTP handler and of the WeChat callback of `@scanauth/wechat`: every rule lives there (see
  * `docs/behaviour.md`); this package only moves requests and responses between Express and them.
  *
- * - {@link scanAuthRouter}: the scanauth routes (`create_scene`, `status`, `session`, `consume`) as a router.
+ * - {@link scanAuthRouter}: the scanauth routes (`create_scene`, `status` with its long poll, `events`,
+ *   `session`, `consume`, `logout`) as a router.
  * - {@link wechatCallbackMiddleware}: the Official Account's push URL (URL verification and events).
  *
  * ```ts

@@ -6,7 +6,8 @@
 import { Router, type NextFunction, type Request, type Response } from 'express'
 import { createHttpHandler, type HttpHandlerOptions, type ScanAuth } from '@scanauth/core'
 import { bodyOf } from './body'
-import { sendJson } from './send'
+import { clientGoneSignal, mayWait } from './client-gone'
+import { sendEvents, sendJson } from './send'
 
 /** Options of {@link scanAuthRouter}. */
 export interface ScanAuthRouterOptions {
@@ -16,6 +17,11 @@ export interface ScanAuthRouterOptions {
    * (`app.use(scanAuthRouter(auth, { basePath: '/auth' }))`).
    */
   basePath?: string
+  /**
+   * Time between the heartbeat comments of an event stream (`GET {base}/events`), in milliseconds.
+   * Default 15,000: proxies close a connection idle for longer (nginx after 60 s by default).
+   */
+  heartbeatMs?: HttpHandlerOptions['heartbeatMs']
   /** Largest request body accepted, in bytes. Default 16 KiB. */
   maxBodyBytes?: number
   /** Called with every unexpected error (a store failure) before the 500 answer, e.g. to log it. */
@@ -34,6 +40,9 @@ const DEFAULT_MAX_BODY_BYTES = 16 * 1024
  * other paths fall through to `next()` untouched, their body unread, so the router lives beside the
  * app's own body parser (`express.json()` before it is fine: a parsed body is taken as it is).
  *
+ * `GET status?scene=…&wait=N` (a long poll) and `GET events?scene=…` (Server-Sent Events) end their
+ * wait when the client disconnects; the event stream is written chunk by chunk as it comes.
+ *
  * @example
  * ```ts
  * app.use(express.json())
@@ -42,16 +51,24 @@ const DEFAULT_MAX_BODY_BYTES = 16 * 1024
  */
 export function scanAuthRouter(auth: ScanAuth, options: ScanAuthRouterOptions = {}): Router {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '', maxBodyBytes, onError: options.onError, purchaseUrl: options.purchaseUrl })
+  const { onError, purchaseUrl, heartbeatMs } = options
+  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '', maxBodyBytes, onError, purchaseUrl, heartbeatMs })
   const router = Router()
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
       // Only a path that is ours has its body read; everything else goes on untouched.
       if (!handle.owns(req.path)) return next()
       const reads = req.method !== 'GET' && req.method !== 'HEAD'
-      const request = { method: req.method, path: req.path, query: req.query, headers: req.headers }
+      // Express 5 parses the query string on every read of req.query: read it once.
+      const query = req.query
+      // The long poll and the event stream end when the client goes away (B-wait-4); nothing else waits.
+      const signal = mayWait(req.path, query) ? clientGoneSignal(res) : undefined
+      const request = { method: req.method, path: req.path, query, headers: req.headers, signal }
       const response = await handle({ ...request, body: reads ? await bodyOf(req, maxBodyBytes) : undefined })
       if (response === undefined) return next()
+      // Nobody is left to read the answer of a wait the client abandoned.
+      if (signal?.aborted === true) return
+      if (response.events !== undefined) return await sendEvents(res, response, response.events)
       sendJson(res, response)
     } catch (error) {
       next(error)

@@ -1,8 +1,9 @@
 /**
- * Sending a handler response.
+ * Sending a handler response: a JSON answer, or an event stream.
  *
  * @module
  */
+import type { ServerResponse } from 'node:http'
 import type { Response } from 'express'
 import type { HttpResponse } from '@scanauth/core'
 
@@ -10,14 +11,56 @@ import type { HttpResponse } from '@scanauth/core'
  * Sends a handler response as it is: status, headers, the JSON body and its length. Not `res.json`:
  * its ETag (a SHA-1 of every body) and freshness check are wasted on answers marked `no-store`, and
  * cost about a fifth of a pending poll's time in Express (see docs/benchmarks.md). A `HEAD` request
- * gets the headers only (Node drops the body); a response without a body (204) gets none.
+ * gets the headers only (Node drops the body); a response without a body (204, `HEAD` of the event
+ * stream) gets none.
  */
 export function sendJson(res: Response, response: HttpResponse): void {
-  res.statusCode = response.status
-  const headers = response.headers ?? {}
-  for (const name of Object.keys(headers)) res.setHeader(name, headers[name] as string)
+  writeHead(res, response)
   if (response.body === undefined) return void res.end()
   const body = JSON.stringify(response.body)
   res.setHeader('content-length', Buffer.byteLength(body))
   res.end(body)
+}
+
+/**
+ * Sends an event stream (docs/behaviour.md B-wait-3): the headers at once, then each chunk as the
+ * iteration yields it, waiting for `drain` when the socket's buffer is full, and the end of the
+ * response when the iteration ends. When the client goes away the request's signal aborts, which
+ * ends the iteration (B-wait-4); leaving the loop early (`break`) also returns the iterator.
+ *
+ * Works on any Node `ServerResponse` (Express's `res`, Koa's `ctx.res`). Behind the `compression`
+ * middleware, `res.flush()` pushes each event through the compressor instead of letting it wait for
+ * a full block.
+ */
+export async function sendEvents(res: ServerResponse, response: HttpResponse, events: AsyncIterable<string>): Promise<void> {
+  writeHead(res, response)
+  // No content-length: Node sends the body chunked. Flushed now, so the client sees the stream open
+  // before the first event, and a proxy that holds headers back gets them.
+  res.flushHeaders()
+  const flush = (res as { flush?: () => void }).flush
+  for await (const chunk of events) {
+    if (res.destroyed) break
+    if (!res.write(chunk)) await drained(res)
+    flush?.call(res)
+  }
+  if (!res.destroyed) res.end()
+}
+
+function writeHead(res: ServerResponse, response: HttpResponse): void {
+  res.statusCode = response.status
+  const headers = response.headers ?? {}
+  for (const name of Object.keys(headers)) res.setHeader(name, headers[name] as string)
+}
+
+/** Resolves once the socket can take more (`drain`), or once it is gone (`close`): a write never waits forever. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
 }

@@ -5,23 +5,23 @@ import { describe, expect, it } from 'vitest'
 import express, { type Express } from 'express'
 import type { ScanAuth } from '@scanauth/core'
 import { describeHttpRoutes, fetchJson, postJson, serverPerTest } from '@scanauth/testkit'
-import { scanAuthRouter } from '../src/index'
+import { scanAuthRouter, type ScanAuthRouterOptions } from '../src/index'
 import { closedSqliteStore, memoryAuth } from './support/fixtures'
 
 const serve = serverPerTest()
 
 /** An app the way people write one: a global JSON parser, our router at /auth, routes of its own. */
-function hostApp(auth: ScanAuth, parser: express.RequestHandler | null = express.json(), onError?: (error: unknown) => void): Express {
+function hostApp(auth: ScanAuth, parser: express.RequestHandler | null = express.json(), options: ScanAuthRouterOptions = {}): Express {
   const app = express()
   if (parser) app.use(parser)
-  app.use('/auth', scanAuthRouter(auth, { onError }))
+  app.use('/auth', scanAuthRouter(auth, options))
   app.post('/auth/login', (req, res) => void res.json({ own: 'login', got: req.body ?? null }))
   app.get('/auth/profile', (_req, res) => void res.json({ own: 'profile' }))
   app.get('/health', (_req, res) => void res.type('text').send('ok'))
   return app
 }
 
-describeHttpRoutes('express', (auth, { bodyParser = true, onError }) => serve(hostApp(auth, bodyParser ? express.json() : null, onError)), {
+describeHttpRoutes('express', (auth, { bodyParser = true, onError, heartbeatMs }) => serve(hostApp(auth, bodyParser ? express.json() : null, { onError, heartbeatMs })), {
   failingStore: closedSqliteStore,
 })
 

@@ -3,7 +3,8 @@
  * handler and of the WeChat callback of `@scanauth/wechat`: every rule lives there (see
  * `docs/behaviour.md`); this package only moves requests and responses between Koa and them.
  *
- * - {@link scanAuthMiddleware}: the scanauth routes (`create_scene`, `status`, `session`, `consume`) under `basePath`.
+ * - {@link scanAuthMiddleware}: the scanauth routes (`create_scene`, `status` with its long poll, `events`,
+ *   `session`, `consume`, `logout`) under `basePath`.
  * - {@link wechatCallbackMiddleware}: the Official Account's push URL (URL verification and events).
  *
  * ```ts

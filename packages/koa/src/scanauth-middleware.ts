@@ -4,13 +4,20 @@
  * @module
  */
 import type { Context, Middleware, Next } from 'koa'
-import { createHttpHandler, type HttpHandlerOptions, type ScanAuth } from '@scanauth/core'
+import { createHttpHandler, type HttpHandlerOptions, type HttpResponse, type ScanAuth } from '@scanauth/core'
 import { bodyOf } from './body'
+import { clientGoneSignal, mayWait } from './client-gone'
+import { sendEvents } from './send-events'
 
 /** Options of {@link scanAuthMiddleware}. */
 export interface ScanAuthMiddlewareOptions {
   /** Where the routes live. Default `/auth`. */
   basePath?: string
+  /**
+   * Time between the heartbeat comments of an event stream (`GET {base}/events`), in milliseconds.
+   * Default 15,000: proxies close a connection idle for longer (nginx after 60 s by default).
+   */
+  heartbeatMs?: HttpHandlerOptions['heartbeatMs']
   /** Largest request body accepted, in bytes. Default 16 KiB. */
   maxBodyBytes?: number
   /** Called with every unexpected error (a store failure) before the 500 answer, e.g. to log it. */
@@ -28,6 +35,10 @@ const DEFAULT_MAX_BODY_BYTES = 16 * 1024
  * The scanauth routes under `basePath` (default `/auth`); every other request goes on to `next()`
  * with its body unread, so it lives beside `@koa/bodyparser`, before or after it.
  *
+ * `GET status?scene=…&wait=N` (a long poll) and `GET events?scene=…` (Server-Sent Events) end their
+ * wait when the client disconnects. The event stream is written to `ctx.res` as it comes, with
+ * `ctx.respond = false` (the reasons are in `send-events.ts`), and the middleware resolves when it ends.
+ *
  * @example
  * ```ts
  * app.use(bodyParser())
@@ -36,23 +47,39 @@ const DEFAULT_MAX_BODY_BYTES = 16 * 1024
  */
 export function scanAuthMiddleware(auth: ScanAuth, options: ScanAuthMiddlewareOptions = {}): Middleware {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '/auth', maxBodyBytes, onError: options.onError, purchaseUrl: options.purchaseUrl })
+  const { onError, purchaseUrl, heartbeatMs } = options
+  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '/auth', maxBodyBytes, onError, purchaseUrl, heartbeatMs })
   return async (ctx: Context, next: Next) => {
     // Only a path that is ours has its body read; everything else goes on untouched.
     if (!handle.owns(ctx.path)) return next()
     const reads = ctx.method !== 'GET' && ctx.method !== 'HEAD'
     const body = reads ? await bodyOf(ctx, maxBodyBytes, false) : undefined
-    const response = await handle({ method: ctx.method, path: ctx.path, query: ctx.query, headers: ctx.headers, body })
+    const query = ctx.query
+    // The long poll and the event stream end when the client goes away (B-wait-4); nothing else waits.
+    const signal = mayWait(ctx.path, query) ? clientGoneSignal(ctx.res) : undefined
+    const response = await handle({ method: ctx.method, path: ctx.path, query, headers: ctx.headers, body, signal })
     if (response === undefined) return next()
+    if (response.events !== undefined) return sendEvents(ctx, response, response.events)
+    if (response.body === undefined) {
+      // No body: a 204, or HEAD of the event stream (200 with its headers). Koa turns a null body
+      // into a 204 and drops the content type, so the body goes first and the status and headers after.
+      ctx.body = null
+      ctx.status = response.status
+      setHeaders(ctx, response)
+      return
+    }
     ctx.status = response.status
     // The headers go straight onto the response and the body is sent as the JSON text: Koa's
     // `ctx.set(object)` (entries, map, normalize) and its object-body path (content sniffing, the
     // stream/Blob/Response checks, JSON at send time) cost about a tenth of a pending poll
     // (docs/benchmarks.md). The bytes sent are the same; a middleware running after us sees
     // `ctx.body` as that JSON string, with our content type and length.
-    const headers = response.headers ?? {}
-    for (const name of Object.keys(headers)) ctx.res.setHeader(name, headers[name] as string)
-    // No body (204): Koa sends none when ctx.body is null.
-    ctx.body = response.body === undefined ? null : JSON.stringify(response.body)
+    setHeaders(ctx, response)
+    ctx.body = JSON.stringify(response.body)
   }
+}
+
+function setHeaders(ctx: Context, response: HttpResponse): void {
+  const headers = response.headers ?? {}
+  for (const name of Object.keys(headers)) ctx.res.setHeader(name, headers[name] as string)
 }

@@ -4,9 +4,18 @@
 import { describe, expect, it } from 'vitest'
 import Koa, { type Middleware } from 'koa'
 import { bodyParser } from '@koa/bodyparser'
-import type { ScanAuth } from '@scanauth/core'
-import { describeHttpRoutes, fetchJson, postJson, serverPerTest } from '@scanauth/testkit'
-import { scanAuthMiddleware } from '../src/index'
+import { createScanAuth, type ScanAuth } from '@scanauth/core'
+import {
+  describeHttpRoutes,
+  eventually,
+  fetchJson,
+  openEventStream,
+  postJson,
+  RecordingQrProvider,
+  serverPerTest,
+  WatchCountingStore,
+} from '@scanauth/testkit'
+import { scanAuthMiddleware, type ScanAuthMiddlewareOptions } from '../src/index'
 import { closedSqliteStore, memoryAuth } from './support/fixtures'
 
 const serveListener = serverPerTest()
@@ -21,15 +30,15 @@ const ownRoutes: Middleware = async (ctx, next) => {
 }
 
 /** An app the way people write one: @koa/bodyparser first, then scanauth, then routes of its own. */
-function hostApp(auth: ScanAuth, parser: Middleware | null = bodyParser(), onError?: (error: unknown) => void): Koa {
+function hostApp(auth: ScanAuth, parser: Middleware | null = bodyParser(), options: ScanAuthMiddlewareOptions = {}): Koa {
   const app = new Koa()
   if (parser) app.use(parser)
-  app.use(scanAuthMiddleware(auth, { basePath: '/auth', onError }))
+  app.use(scanAuthMiddleware(auth, { basePath: '/auth', ...options }))
   app.use(ownRoutes)
   return app
 }
 
-describeHttpRoutes('koa', (auth, { bodyParser: parse = true, onError }) => serve(hostApp(auth, parse ? bodyParser() : null, onError)), {
+describeHttpRoutes('koa', (auth, { bodyParser: parse = true, onError, heartbeatMs }) => serve(hostApp(auth, parse ? bodyParser() : null, { onError, heartbeatMs })), {
   failingStore: closedSqliteStore,
 })
 
@@ -85,5 +94,31 @@ describe('scanAuthMiddleware', () => {
     const trial = (await auth.getUser({ openid: 'o_buyer' }))?.current
     await auth.revokeAuthorization({ authorizationId: trial?.id as number })
     expect((await fetchJson(`${url}/auth/status?scene=${scene}`)).body).toEqual({ status: 'need_purchase', purchase_url: '/shop' })
+  })
+
+  it('reports no error when an event stream client leaves, and middleware before it sees the stream end with 200', async () => {
+    const store = new WatchCountingStore()
+    const auth = createScanAuth({ store, qr: new RecordingQrProvider() })
+    const app = new Koa()
+    const errors: unknown[] = []
+    app.on('error', (error: unknown) => void errors.push(error))
+    const seen: number[] = []
+    app.use(async (ctx, next) => {
+      ctx.set('x-frame-options', 'DENY') // headers set before next() go out with the stream's
+      await next()
+      seen.push(ctx.status)
+    })
+    app.use(scanAuthMiddleware(auth))
+    const url = await serve(app)
+    const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+    const stream = await openEventStream(`${url}/auth/events?scene=${sceneStr}`)
+    expect(stream.response.headers.get('x-frame-options')).toBe('DENY')
+    expect((await stream.next())?.event).toBe('status')
+    await eventually('the stream to wait', () => store.subscriptions === 1)
+    stream.abort()
+    await eventually('the store subscription to be released', () => store.subscriptions === 0)
+    await eventually('the middleware before it to resume', () => seen.length === 1)
+    expect(seen).toEqual([200])
+    expect(errors).toEqual([])
   })
 })

@@ -18,6 +18,7 @@
  * | `<p>us:<userId>`          | zset   | tokens of the user's sessions, score expiresAt (for `endSessions`) |
  * | `<p>ls:<sceneId>`         | string | the token of the scene's latest session               |
  * | `<p>r:<commitId>`         | string | a commit's receipt (its reply), so a resent commit is not applied twice |
+ * | `<p>scenes`               | channel | not a key: the commit script publishes the `scene_str` of every scene it writes |
  *
  * A user load reads the user, its active set and the head of its queue (`ZRANGE 0 0`), then those
  * records from `<p>a` (`HMGET`): the same few commands however long the queue or the history is.
@@ -129,6 +130,14 @@ export class Keys {
   /** A commit's receipt, by the commit's random id. */
   receipt(commitId: string): string {
     return `${this.prefix}r:${commitId}`
+  }
+
+  /**
+   * The pub/sub channel on which the commit script publishes the `scene_str` of every scene it
+   * writes (`watchScenes`). A channel, not a key: it holds nothing, and SCAN never finds it.
+   */
+  get sceneChannel(): string {
+    return `${this.prefix}scenes`
   }
 
   /** A SCAN `MATCH` pattern for every key under the prefix (glob characters in the prefix escaped). */

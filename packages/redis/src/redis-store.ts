@@ -9,12 +9,24 @@
  * - `listLedger` is one ZRANGEBYSCORE; `endSessions` one script run.
  * - Scenes and sessions expire by relative TTLs derived from their own times (`expiry.ts`); users,
  *   authorizations, ledger entries and idempotency records never expire.
+ * - `watchScenes` listens to what the commit script publishes, on one subscriber connection held
+ *   only while someone listens (`scene-subscription.ts`).
  *
  * The key layout, TTLs and Cluster notes are in `docs/redis.md`.
  *
  * @module
  */
-import type { ChangeSet, CommitResult, LedgerEntryRecord, LedgerQuery, LoadQuery, LoadResult, SessionSelector, Store } from '@scanauth/core'
+import type {
+  ChangeSet,
+  CommitResult,
+  LedgerEntryRecord,
+  LedgerQuery,
+  LoadQuery,
+  LoadResult,
+  SceneChangeListener,
+  SessionSelector,
+  Store,
+} from '@scanauth/core'
 import { decodeLedgerEntry } from './codec-entitlements'
 import { commitArgs, parseCommitReply } from './commit-args'
 import { nextCommitId } from './commit-id'
@@ -23,6 +35,7 @@ import { MIN_TTL_MS, relativeTtl } from './expiry'
 import { Keys } from './keys'
 import { decodeAuthorizationReply, decodeLoadReply, decodeStrings, EMPTY_LOAD, loadArgs, planLoad } from './load'
 import { resolveOptions, type RedisStoreOptions } from './options'
+import { SceneSubscription } from './scene-subscription'
 import { COMMIT_SCRIPT } from './scripts/commit'
 import { END_SESSIONS_SCRIPT } from './scripts/end-sessions'
 import { LOAD_SCRIPT } from './scripts/load'
@@ -45,6 +58,14 @@ type StoreClient = ScriptClient & {
  * A scanauth store on Redis. The client belongs to the application: the store never connects,
  * quits or reconfigures it, and {@link RedisStore.close} leaves it open.
  *
+ * For change notification ({@link RedisStore.watchScenes}, which `waitForStatus`, the long poll and
+ * the event stream use) the store opens a second connection for notifications while someone
+ * waits, and closes it when nobody does, and in `close()`: a duplicate of the client
+ * (`client.duplicate()`, so with its options), subscribed to one channel. Count it in the
+ * server's `maxclients`, per process. While that connection is being set up (a round trip, when
+ * a wait finds none open), the store's loads and commits wait for its SUBSCRIBE to be confirmed,
+ * so that nothing committed after a wait's first read can go unheard.
+ *
  * Requires Redis 7.0 or later (the scripts use `#!lua` flags).
  *
  * @example
@@ -63,6 +84,7 @@ export class RedisStore implements Store {
   private readonly client: StoreClient
   private readonly graceMs: number
   private readonly receiptTtlMs: number
+  private readonly subscription: SceneSubscription
 
   /**
    * Checks the options; connects nothing (the client is the application's).
@@ -75,6 +97,7 @@ export class RedisStore implements Store {
     this.keys = new Keys(resolved.keyPrefix)
     this.graceMs = resolved.expiryGraceSeconds * 1000
     this.receiptTtlMs = resolved.commitReceiptSeconds * 1000
+    this.subscription = new SceneSubscription(resolved.client, this.keys.sceneChannel)
   }
 
   /** The prefix of every key this store writes. */
@@ -91,6 +114,16 @@ export class RedisStore implements Store {
    *   key holds a value this store did not write.
    */
   load(query: LoadQuery): Promise<LoadResult> {
+    // Only while the subscriber connection is being set up (a round trip, once per wait that
+    // finds none): a wait's first read must come after SUBSCRIBE, or a scan committed in
+    // between would be neither read nor heard. Otherwise nothing is added to a load.
+    const settling = this.subscription.settling
+    if (settling !== null) return settling.then(() => this.read(query))
+    return this.read(query)
+  }
+
+  /** The load itself, in one round trip. */
+  private read(query: LoadQuery): Promise<LoadResult> {
     const plan = planLoad(query, this.keys)
     switch (plan.kind) {
       case 'strings': {
@@ -121,6 +154,9 @@ export class RedisStore implements Store {
    *   (nothing is sent).
    */
   async commit(changes: ChangeSet): Promise<CommitResult> {
+    // As for loads: a commit made through this store after watchScenes is published to it.
+    const settling = this.subscription.settling
+    if (settling !== null) await settling
     const args = commitArgs(changes, {
       prefix: this.keys.prefix,
       receiptId: this.receiptTtlMs > 0 ? nextCommitId() : '',
@@ -153,6 +189,32 @@ export class RedisStore implements Store {
     return Number(reply)
   }
 
-  /** Does nothing: the store opened nothing, and the client stays the application's to close. */
-  async close(): Promise<void> {}
+  /**
+   * Tells `listener` the `scene_str` of every scene a commit writes from now on, through any
+   * RedisStore with the same prefix on the same server or Cluster, in any process; returns the
+   * function that stops it. The commit script publishes each one (`PUBLISH <prefix>scenes`), so
+   * the committing process needs no setting. The first listener makes the store open its
+   * subscriber connection (`client.duplicate()`), the last one leaving closes it; one connection
+   * however many listeners. "From now on" for commits through other connections means from the
+   * moment SUBSCRIBE is confirmed, which this store's next load or commit waits for: register,
+   * then read, as `waitForStatus` does. A message published while that connection is down is
+   * lost: the waits end at their timeout with a fresh read (docs/redis.md, "Waiting for a scan").
+   */
+  watchScenes(listener: SceneChangeListener): () => void {
+    return this.subscription.watch(listener)
+  }
+
+  /** Whether the store holds its subscriber connection: only while {@link RedisStore.watchScenes} has listeners. */
+  get watching(): boolean {
+    return this.subscription.connected
+  }
+
+  /**
+   * Closes the subscriber connection if the store holds one (its listeners are told nothing
+   * more). The application's client stays open, and the store stays usable: a later
+   * `watchScenes` opens a new subscriber connection.
+   */
+  async close(): Promise<void> {
+    await this.subscription.close()
+  }
 }

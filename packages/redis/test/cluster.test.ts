@@ -2,7 +2,8 @@
  * RedisStore on a real three-master Redis Cluster, started on free loopback ports (7101 and up)
  * before the tests and shut down after them: the whole Store contract suite, then what is
  * particular to a Cluster (one slot per prefix, scripts reaching keys they build themselves,
- * NOSCRIPT on the slot's master, prefixes with different tags on different masters).
+ * NOSCRIPT on the slot's master, prefixes with different tags on different masters, change
+ * notification through another client and another process).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Cluster } from 'ioredis'
@@ -11,6 +12,8 @@ import { checkInvariants, describeStoreContract, ManualClock, RecordingQrProvide
 import { RedisStore } from '../src/index'
 import { startCluster, type TestCluster } from './support/cluster'
 import { deleteKeysUnder, dumpRecords, keysUnder, redisHarness, testPrefix } from './support/redis'
+import { until, within } from './support/watching'
+import { startWorkerProcess } from './support/worker-process'
 
 let cluster: TestCluster
 
@@ -104,6 +107,67 @@ describe('RedisStore on a Redis Cluster', () => {
       ])
     } finally {
       await probe.quit()
+    }
+  })
+})
+
+describe('change notification on a Redis Cluster', () => {
+  /** Connections named `name` on every master, and subscribers of `channel` over all of them (NUMSUB is per node). */
+  async function census(probe: Cluster, name: string, channel: string): Promise<{ connections: number; subscribers: number }> {
+    let connections = 0
+    let subscribers = 0
+    for (const node of probe.nodes('master')) {
+      const list = (await node.client('LIST')) as string
+      connections += list.split('\n').filter((line) => line.includes(name)).length
+      const [, count] = (await node.pubsub('NUMSUB', channel)) as [string, number]
+      subscribers += count
+    }
+    return { connections, subscribers }
+  }
+
+  it('tells a listener of commits through another client and from another process, and wakes waitForStatus', { timeout: 60_000 }, async () => {
+    const prefix = testPrefix()
+    const name = `scanauth-watch-${prefix.split(':')[2]}`
+    const client = cluster.connect({ redisOptions: { connectionName: name } })
+    const other = cluster.connect()
+    const store = new RedisStore({ client, keyPrefix: prefix })
+    const auth = createScanAuth({ store, qr: new RecordingQrProvider() })
+    const otherAuth = createScanAuth({ store: new RedisStore({ client: other, keyPrefix: prefix }), qr: new RecordingQrProvider() })
+    const worker = await startWorkerProcess(prefix, cluster.ports)
+    try {
+      await auth.createScene({ deviceId: 'warm-up' })
+      const before = await census(other, name, store.keys.sceneChannel)
+      expect(before.subscribers).toBe(0)
+
+      // Another client (its own connections) scans: the commit script's PUBLISH crosses the cluster bus.
+      const heard: string[] = []
+      const stop = store.watchScenes((s) => heard.push(s))
+      // Registered, then a read through the store (as a wait does): it answers once SUBSCRIBE is in place.
+      await store.load({ sceneStr: 'pc_none' })
+      const first = await otherAuth.createScene({ deviceId: 'tv' })
+      await otherAuth.handleScan({ sceneStr: first.sceneStr, openid: 'alice' })
+      await until(() => heard.filter((s) => s === first.sceneStr).length === 2, 'the creation and the scan')
+      expect((await census(other, name, store.keys.sceneChannel)).subscribers).toBe(1)
+      stop()
+      await until(async () => {
+        const now = await census(other, name, store.keys.sceneChannel)
+        return now.subscribers === 0 && now.connections === before.connections
+      }, 'the subscriber connection to close')
+
+      // Another process scans; a wait here, far longer than the test, ends with it.
+      const second = await auth.createScene({ deviceId: 'tv' })
+      const waiting = auth.waitForStatus(second.sceneStr, { timeoutMs: 600_000 })
+      await until(() => store.watching, 'the wait to subscribe')
+      const report = await worker.run({ phase: 'scan', scenes: [second.sceneStr], openidFor: ['bob'] })
+      expect(report.outcomes).toEqual({ authorized: 1 })
+      expect(await within(waiting, 'the wait to end')).toMatchObject({ status: 'authorized', sessionToken: expect.any(String) })
+      expect(store.watching).toBe(false)
+      await until(async () => (await census(other, name, store.keys.sceneChannel)).subscribers === 0, 'no subscriber left')
+    } finally {
+      await worker.exit()
+      await store.close()
+      await deleteKeysUnder(other, prefix)
+      await Promise.all([client.quit(), other.quit()])
     }
   })
 })

@@ -22,6 +22,7 @@ export interface ResolvedStoreOptions {
   busyTimeoutMs: number
   wal: boolean
   synchronous: 'full' | 'normal'
+  changePollMs: number
 }
 
 const storeOptionsSchema: z.ZodType<ResolvedStoreOptions> = z
@@ -31,6 +32,7 @@ const storeOptionsSchema: z.ZodType<ResolvedStoreOptions> = z
     busyTimeoutMs: z.number().int().min(0).max(2_147_483_647).default(5000),
     wal: z.boolean().default(true),
     synchronous: z.enum(['full', 'normal']).default('full'),
+    changePollMs: z.number().int().min(1).max(60_000).default(25),
   })
   .strict()
   .superRefine((value, ctx) => {
@@ -83,6 +85,15 @@ export interface SqliteStoreOptions {
    * loses nothing and never corrupts the file, but a power cut may roll back the last commits.
    */
   synchronous?: 'full' | 'normal'
+  /**
+   * How often, in milliseconds, the store looks for scenes written by other connections (other
+   * processes) while someone watches scenes (`watchScenes`, e.g. a `waitForStatus`). Default 25.
+   * Each look is one `PRAGMA data_version` (no lock, microseconds); only when it changed does the
+   * store read the new rows of the change log. A scan committed elsewhere therefore wakes a
+   * waiter here within about this long; commits through this store wake it at once. With nobody
+   * watching there is no timer at all. Measured cost and delay: `docs/sqlite.md`.
+   */
+  changePollMs?: number
 }
 
 /** Parses and completes the store options, or throws a `SqliteStoreError` `invalid_options` naming the bad one. */

@@ -181,6 +181,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX scanauth_sessions_by_user ON scanauth_sessions (user_id, expires_at);
     `,
   },
+  // Version 4 is taken by a migration being written in parallel (issue 12); the gap closes when
+  // the two are merged. migrate() skips any version at or below the file's, so a gap is harmless.
+  {
+    version: 5,
+    name: 'scene change log for watchScenes',
+    // One row per scene a commit writes, appended in the commit's own transaction, so that other
+    // processes on the file learn which scenes changed (watchScenes, docs/behaviour.md B-wait-4;
+    // docs/sqlite.md, "Waiting for a scan"). AUTOINCREMENT: ids follow commit order and are never
+    // reused, so "rows after the last id I read" is exactly what changed since. Commits prune it
+    // (change-log.ts): it holds the last 10,000 to 11,000 rows.
+    sql: `
+      CREATE TABLE scanauth_scene_changes (
+        id        INTEGER PRIMARY KEY AUTOINCREMENT,
+        scene_str TEXT    NOT NULL
+      );
+    `,
+  },
 ]
 
 /** The schema version this release writes and reads. */

@@ -19,11 +19,13 @@ import {
   type LedgerQuery,
   type LoadQuery,
   type LoadResult,
+  type SceneChangeListener,
   type SessionSelector,
   type Store,
   type UserAggregate,
   type UserRef,
 } from '@scanauth/core'
+import { SceneChangeLog } from './change-log'
 import { SqliteStoreError } from './errors'
 import { resolvePurgeOptions, resolveStoreOptions, type PurgeOptions, type ResolvedStoreOptions, type SqliteStoreOptions } from './options'
 import {
@@ -65,6 +67,10 @@ const CONFLICT_IDEMPOTENCY: CommitResult = Object.freeze({ ok: false, conflict: 
  * Expired scenes and sessions stay in the file until {@link SqliteStore.purgeExpired} deletes
  * them: call it now and then (see `docs/sqlite.md`).
  *
+ * {@link SqliteStore.watchScenes} tells of scenes written by any process on the file: at once for
+ * this store's own commits, within `changePollMs` (default 25 ms) for the others', through a
+ * change log the commits write themselves. It costs nothing while nobody watches.
+ *
  * @example
  * ```ts
  * import { createScanAuth } from '@scanauth/core'
@@ -85,6 +91,7 @@ export class SqliteStore implements Store {
   readonly database: Database.Database
   private readonly ownsDatabase: boolean
   private readonly statements: Statements
+  private readonly changeLog: SceneChangeLog
   private readonly runCommit: (changes: ChangeSet) => CommitResult
   private readonly runPurgeBatch: (cutoff: number, limit: number, cursor: PurgeCursor) => BatchOutcome
   private closed = false
@@ -106,6 +113,7 @@ export class SqliteStore implements Store {
       configure(this.database, config)
       migrate(this.database)
       this.statements = prepareStatements(this.database)
+      this.changeLog = new SceneChangeLog(this.database, config.changePollMs)
     } catch (error) {
       if (this.ownsDatabase) this.database.close()
       throw error
@@ -144,11 +152,38 @@ export class SqliteStore implements Store {
    * Applies the change set in one `BEGIN IMMEDIATE` transaction, or reports the first failed
    * expectation (scene, then user, then idempotency key, as MemoryStore does) with nothing
    * written. SQLite errors (`SQLITE_BUSY` after the busy timeout, a full disk) are thrown, and
-   * roll everything back.
+   * roll everything back. A commit that writes a scene also appends it to the change log, in the
+   * same transaction, and then tells this store's scene listeners.
    */
   async commit(changes: ChangeSet): Promise<CommitResult> {
     this.assertOpen()
-    return this.runCommit(changes)
+    const result = this.runCommit(changes)
+    if (result.ok && changes.scene !== undefined) this.changeLog.announce(changes.scene.scene.sceneStr)
+    return result
+  }
+
+  /**
+   * Tells `listener` the `scene_str` of every scene a commit writes from now on, through this
+   * store at once, through any other connection to the file (another process) within
+   * `changePollMs`; returns the function that stops it. While the store has listeners, one
+   * unref'd timer per store asks `PRAGMA data_version` every `changePollMs` and reads the change
+   * log only when another connection committed (docs/sqlite.md, "Waiting for a scan"); the last
+   * listener leaving, or {@link SqliteStore.close}, stops it.
+   *
+   * @throws {@link SqliteStoreError} `closed` after `close()`.
+   */
+  watchScenes(listener: SceneChangeListener): () => void {
+    this.assertOpen()
+    return this.changeLog.watch(listener)
+  }
+
+  /**
+   * Whether the store is watching the file for other connections' commits: true only while
+   * {@link SqliteStore.watchScenes} has listeners (never for an in-memory database, which no
+   * other connection can write).
+   */
+  get watching(): boolean {
+    return this.changeLog.watching
   }
 
   /** A page of the user's ledger: one select on scanauth_ledger_by_user (keyset on the id). */
@@ -193,10 +228,14 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** Closes the database if the store opened it; a database passed in stays open. Idempotent. */
+  /**
+   * Stops watching for changes (listeners are told nothing more), and closes the database if the
+   * store opened it; a database passed in stays open. Idempotent.
+   */
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    this.changeLog.close()
     if (this.ownsDatabase && this.database.open) this.database.close()
   }
 
@@ -258,6 +297,8 @@ export class SqliteStore implements Store {
       const params = { ...draft, userId: draft.userId === null ? null : resolve(draft.userId) }
       if (s.updateScene.run(params).changes === 0) s.rewriteScene.run(params)
     }
+    // In the same transaction as the scene itself: the log never tells of a write that rolled back.
+    if (scene) this.changeLog.record(scene.scene.sceneStr)
     if (session) {
       ids.sessionId = Number(s.insertSession.run({ ...session, userId: resolve(session.userId) }).lastInsertRowid)
     }

@@ -23,3 +23,5 @@ export { describeHttpRoutes, type HttpRoutesHost, type HttpHostOptions, type Htt
 export { fetchJson, postJson, type JsonAnswer } from './http/fetch-json'
 export { createPendingScene, pollAuthorized, useSession, type AuthorizedPoll } from './http/flow'
 export { listen, serverPerTest, closedPort, type Listening } from './http/serve'
+export { openEventStream, readSse, type EventStream, type SseMessage } from './http/sse'
+export { WatchCountingStore, eventually } from './http/watch-counting-store'

@@ -6,6 +6,7 @@
  * @module
  */
 import type { ScanAuth, StatusResult } from '../api'
+import { MAX_WAIT_MS } from '../scene-waiters'
 import { statusBody } from './wire'
 
 /** Response headers of an event stream. */
@@ -46,16 +47,20 @@ export interface StatusEventsInput {
 
 /**
  * The chunks of the stream. It ends after a final status (anything but `pending`), when `signal`
- * aborts (nothing more is read), or after an `error` event.
+ * aborts (nothing more is read), or after an `error` event. One wait serves the whole stream (it is
+ * renewed only after {@link MAX_WAIT_MS}), and heartbeats come from a timer beside it, so an idle
+ * stream costs the store about two reads per ten minutes, not two per heartbeat.
  */
 export async function* statusEvents(input: StatusEventsInput): AsyncGenerator<string, void, undefined> {
   const { auth, sceneStr, signal } = input
   yield statusEvent(input.first, input.purchaseUrl)
   let current = input.first
+  let change: Promise<StatusResult> | null = null
   while (current.status === 'pending' && !isAborted(signal)) {
-    let next: StatusResult
+    change ??= auth.waitForStatus(sceneStr, { timeoutMs: MAX_WAIT_MS, signal })
+    let next: StatusResult | typeof HEARTBEAT_DUE
     try {
-      next = await auth.waitForStatus(sceneStr, { timeoutMs: input.heartbeatMs, signal })
+      next = await beforeHeartbeat(change, input.heartbeatMs)
     } catch (error) {
       // The client went away: nothing to say, and nobody to say it to.
       if (isAborted(signal)) return
@@ -63,8 +68,30 @@ export async function* statusEvents(input: StatusEventsInput): AsyncGenerator<st
       yield ERROR_EVENT
       return
     }
-    yield next.status === 'pending' ? HEARTBEAT : statusEvent(next, input.purchaseUrl)
+    if (next === HEARTBEAT_DUE) {
+      yield HEARTBEAT
+      continue
+    }
+    // A wait that ran out answers pending: start another; anything else is the final event.
+    change = null
+    if (next.status !== 'pending') yield statusEvent(next, input.purchaseUrl)
     current = next
+  }
+}
+
+/** What {@link beforeHeartbeat} answers when the heartbeat came first. */
+const HEARTBEAT_DUE = Symbol('heartbeat due')
+
+/** The change, or {@link HEARTBEAT_DUE} when `heartbeatMs` passes first (the timer is always cleared). */
+async function beforeHeartbeat(change: Promise<StatusResult>, heartbeatMs: number): Promise<StatusResult | typeof HEARTBEAT_DUE> {
+  let timer: NodeJS.Timeout | undefined
+  const due = new Promise<typeof HEARTBEAT_DUE>((resolve) => {
+    timer = setTimeout(() => resolve(HEARTBEAT_DUE), heartbeatMs)
+  })
+  try {
+    return await Promise.race([change, due])
+  } finally {
+    clearTimeout(timer)
   }
 }
 

@@ -8,6 +8,12 @@
  * is not ours answers 404 `{detail}`; mount the handler where only scanauth's paths reach it, or call
  * `owns(path)` first.
  *
+ * The long poll (`status?wait=N`) and the event stream (`events`) end with `request.signal`, which
+ * hosts abort when the client goes away (docs/behaviour.md B-wait-4). The event stream is a
+ * `Response` whose body is a `ReadableStream` pulling from the core's iterable: one chunk per pull,
+ * so a slow client holds the stream back (backpressure) instead of filling memory; cancelling the
+ * body ends the wait too and returns the iterator.
+ *
  * @module
  */
 import type { ScanAuth } from '../api'
@@ -19,6 +25,11 @@ import type { HttpHandlerOptions, HttpRequest, HttpResponse } from './types'
 export interface FetchHandlerOptions {
   /** Where the routes live, as the full path of the request URL. Default `/auth`. */
   basePath?: string
+  /**
+   * Time between the heartbeat comments of an event stream (`GET {base}/events`), in milliseconds.
+   * Default 15,000: proxies close a connection idle for longer (nginx after 60 s by default).
+   */
+  heartbeatMs?: number
   /**
    * Largest request body accepted, in bytes. Default 16 KiB. Only this many bytes (plus one, to tell
    * "too large") are read from the client; a longer body answers 400 "Request body is too large".
@@ -60,12 +71,19 @@ export function createFetchHandler(auth: ScanAuth, options: FetchHandlerOptions 
   const originals = new WeakMap<HttpRequest, Request>()
   const onError: HttpHandlerOptions['onError'] =
     options.onError === undefined ? undefined : (error, request) => options.onError?.(error, originals.get(request) as Request)
-  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '/auth', maxBodyBytes, onError, purchaseUrl: options.purchaseUrl })
+  const { purchaseUrl, heartbeatMs } = options
+  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '/auth', maxBodyBytes, onError, purchaseUrl, heartbeatMs })
 
   const fetchHandler = async function fetchHandler(request: Request): Promise<Response> {
     const url = new URL(request.url)
     if (!handle.owns(url.pathname)) return jsonResponse(request, NOT_FOUND)
     let answer: HttpResponse | undefined
+    // Only the requests that may wait read the signal (some hosts, @hono/node-server among them,
+    // create its controller on first read; a plain poll needs none). The event stream gets one of its
+    // own, aborted by the request's and by the body's cancel, so a host that cancels the body without
+    // aborting the request still ends the wait at once.
+    const stream = url.pathname.endsWith('/events') ? followAbort(request.signal) : undefined
+    const signal = stream?.signal ?? (url.searchParams.has('wait') ? request.signal : undefined)
     try {
       const method = request.method.toUpperCase()
       const reads = method !== 'GET' && method !== 'HEAD'
@@ -76,6 +94,7 @@ export function createFetchHandler(auth: ScanAuth, options: FetchHandlerOptions 
         headers: Object.fromEntries(request.headers),
         // Capped: at most maxBodyBytes + 1 bytes, and the core handler answers 400 past the limit.
         body: reads ? await readFetchBody(request, maxBodyBytes) : undefined,
+        signal,
       }
       originals.set(httpRequest, request)
       answer = await handle(httpRequest)
@@ -83,6 +102,9 @@ export function createFetchHandler(auth: ScanAuth, options: FetchHandlerOptions 
       // Only reading the body can throw here (the core handler never does): the client broke it off.
       options.onError?.(error, request)
       answer = { status: 500, headers: JSON_HEADERS, body: { detail: 'Internal error' } }
+    }
+    if (answer?.events !== undefined) {
+      return new Response(eventStreamBody(answer.events, stream), { status: answer.status, headers: answer.headers })
     }
     // owns() said the path is ours, so the core handler answered; the fallback only satisfies the types.
     return jsonResponse(request, answer ?? NOT_FOUND)
@@ -98,4 +120,41 @@ function jsonResponse(request: Request, answer: HttpResponse): Response {
   headers.set('content-length', String(new TextEncoder().encode(text).byteLength))
   const withBody = request.method.toUpperCase() !== 'HEAD'
   return new Response(withBody ? text : null, { status: answer.status, headers })
+}
+
+/** A controller aborted when `signal` aborts (now, if it already has), with its reason. */
+function followAbort(signal: AbortSignal): AbortController {
+  const controller = new AbortController()
+  if (signal.aborted) controller.abort(signal.reason)
+  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true })
+  return controller
+}
+
+/**
+ * The event stream as a byte stream (B-wait-3). Pull-based with a high-water mark of zero: the next
+ * chunk is asked of the iterable only when the host reads, so nothing piles up ahead of a slow
+ * client. `cancel` (the host stops reading: the client went away) aborts the wait the iterator is in
+ * and returns the iterator (B-wait-4).
+ */
+function eventStreamBody(events: AsyncIterable<string>, stop: AbortController | undefined): ReadableStream<Uint8Array> {
+  const iterator = events[Symbol.asyncIterator]()
+  const encoder = new TextEncoder()
+  let cancelled = false
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = await iterator.next()
+        // A read in progress when the body was cancelled: the stream is closed, nothing to hand on.
+        if (cancelled) return
+        if (next.done === true) controller.close()
+        else controller.enqueue(encoder.encode(next.value))
+      },
+      async cancel() {
+        cancelled = true
+        stop?.abort(new Error('The client stopped reading the event stream'))
+        await iterator.return?.()
+      },
+    },
+    { highWaterMark: 0 },
+  )
 }

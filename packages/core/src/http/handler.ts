@@ -154,11 +154,15 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
   if (purchaseUrl !== undefined && (typeof purchaseUrl !== 'string' || purchaseUrl.trim() === '')) {
     throw new ScanAuthError('invalid_options', 'createHttpHandler: purchaseUrl must be a non-empty string')
   }
+  const { heartbeatMs = DEFAULT_HEARTBEAT_MS } = options
+  if (!Number.isInteger(heartbeatMs) || heartbeatMs < 1 || heartbeatMs > 600_000) {
+    throw new ScanAuthError('invalid_options', 'createHttpHandler: heartbeatMs must be a whole number of milliseconds from 1 to 600000')
+  }
   const context: RouteContext = {
     auth,
     maxBodyBytes: options.maxBodyBytes ?? 16 * 1024,
     purchaseUrl,
-    heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    heartbeatMs,
     onError: options.onError,
   }
 

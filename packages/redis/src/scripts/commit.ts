@@ -25,6 +25,11 @@
  * ttl      milliseconds, 'keep' (KEEPTTL) or '' (no expiry); never 0 (see expiry.ts).
  * ```
  *
+ * A commit that writes a scene (inserted or updated) ends with `PUBLISH <prefix>scenes <sceneStr>`,
+ * after all of its writes: that is how every process's `watchScenes` learns of it, whichever
+ * process committed (`scene-subscription.ts`). A re-sent commit answered from its receipt does
+ * not publish again; the first run did.
+ *
  * Reply: `ok|<sceneId>|<userId>|<sessionId>|<authId>,<authId>...` (empty where nothing of that kind
  * was inserted) or `conflict|scene` / `conflict|user` / `conflict|idempotency`. Ledger entries get
  * ids too (counter `l`), in the order given, but nobody asks for them back.
@@ -213,6 +218,10 @@ if idempotency then
   if ref ~= '' then ref = resolveAuthorization(ref) end
   redis.call('SET', idempotencyKey, ref .. '|' .. idempotency.tail)
 end
+
+-- 3. Tell the watchers (watchScenes) in every process; PUBLISH names no key, so it is legal on a
+--    Cluster too, and reaches subscribers on every node.
+if scene then redis.call('PUBLISH', prefix .. 'scenes', scene.str) end
 
 local reply = 'ok|' .. insertedScene .. '|' .. insertedUser .. '|' .. insertedSession .. '|' .. table.concat(authIds, ',')
 if receiptId ~= '' then redis.call('SET', receiptKey, reply, 'PX', receiptTtl) end

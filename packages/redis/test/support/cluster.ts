@@ -10,7 +10,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { Cluster, Redis } from 'ioredis'
+import { Cluster, Redis, type ClusterOptions } from 'ioredis'
 
 const run = promisify(execFile)
 
@@ -18,8 +18,8 @@ const run = promisify(execFile)
 export interface TestCluster {
   /** The masters' ports. */
   ports: number[]
-  /** A new Cluster client (the caller quits it). */
-  connect(): Cluster
+  /** A new Cluster client (the caller quits it), with `options` if given. */
+  connect(options?: ClusterOptions): Cluster
   /** Shuts every node down and deletes the directory. */
   stop(): Promise<void>
 }
@@ -99,7 +99,7 @@ export async function startCluster(firstPort = 7101): Promise<TestCluster> {
   }
   return {
     ports,
-    connect: () => new Cluster(ports.map((port) => ({ host: '127.0.0.1', port }))),
+    connect: (options) => new Cluster(ports.map((port) => ({ host: '127.0.0.1', port })), options),
     stop,
   }
 }

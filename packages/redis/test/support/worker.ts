@@ -3,9 +3,10 @@
  * `createScanAuth`, driven phase by phase by the parent over IPC. It answers each phase with what
  * its operations returned and how many loads, commits and commit conflicts its store saw.
  *
- * Started by `multiprocess.test.ts` with `fork(..., { execArgv: ['--import', 'tsx', '--conditions=@scanauth/source'] })`.
+ * Started by `multiprocess.test.ts` with `fork(..., { execArgv: ['--import', 'tsx', '--conditions=@scanauth/source'] })`,
+ * and by the change-notification tests through `worker-process.ts`.
  */
-import { Redis } from 'ioredis'
+import { Cluster, Redis } from 'ioredis'
 import {
   createScanAuth,
   type ChangeSet,
@@ -14,6 +15,7 @@ import {
   type LedgerQuery,
   type LoadQuery,
   type LoadResult,
+  type SceneChangeListener,
   type SessionSelector,
   type Store,
 } from '@scanauth/core'
@@ -64,9 +66,16 @@ class CountingStore implements Store {
   endSessions(selector: SessionSelector, at: number): Promise<number> {
     return this.inner.endSessions(selector, at)
   }
+  watchScenes(listener: SceneChangeListener): () => void {
+    return this.inner.watchScenes(listener)
+  }
 }
 
-const client = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+// A Cluster client when the parent names the masters' ports (cluster tests), else the one server.
+const clusterPorts = process.env.SCANAUTH_CLUSTER_PORTS?.split(',').map(Number)
+const client = clusterPorts
+  ? new Cluster(clusterPorts.map((port) => ({ host: '127.0.0.1', port })))
+  : new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
 const store = new CountingStore(new RedisStore({ client, keyPrefix: process.env.SCANAUTH_PREFIX as string }))
 const auth = createScanAuth({ store, qr: { createQr: async () => ({ url: 'https://qr.example.test/x' }) } })
 

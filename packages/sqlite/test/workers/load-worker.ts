@@ -21,6 +21,7 @@ const store: Store = {
   load: (query) => sqlite.load(query),
   listLedger: (query) => sqlite.listLedger(query),
   endSessions: (selector, at) => sqlite.endSessions(selector, at),
+  watchScenes: (listener) => sqlite.watchScenes(listener),
   async commit(changes) {
     const result = await sqlite.commit(changes)
     report.commits++

@@ -10,6 +10,7 @@ import { createScanAuth, MemoryStore, type ScanAuth, type Store } from '@scanaut
 import { RecordingQrProvider } from '../qr'
 import { fetchJson, postJson } from './fetch-json'
 import { createPendingScene, pollAuthorized, useSession } from './flow'
+import { describeWaitingRoutes } from './waiting-suite'
 
 /** How the suite asks a host for an app. */
 export interface HttpHostOptions {
@@ -21,6 +22,8 @@ export interface HttpHostOptions {
   bodyParser?: boolean
   /** Pass it to the adapter's `onError` option: it must receive every unexpected error behind a 500. */
   onError?: (error: unknown) => void
+  /** Pass it to the adapter's `heartbeatMs` option (time between an event stream's heartbeat comments). */
+  heartbeatMs?: number
 }
 
 /**
@@ -48,9 +51,11 @@ function memoryAuth(): ScanAuth {
 
 /**
  * Registers the route suite for one framework adapter: the whole flow (create, scan, poll, session,
- * consume), `HEAD`, the 400/401/404/405/500/502 answers with `{detail}`, and falling through to the
- * app's own routes inside and outside `/auth`. Real sockets; core only (MemoryStore). Test what is
- * the framework's own (its body parsers, mounting) next to it, in the adapter's tests.
+ * consume), `HEAD`, the 400/401/404/405/500/502 answers with `{detail}`, falling through to the
+ * app's own routes inside and outside `/auth`, and the long poll and event stream (a wait woken by a
+ * scan, heartbeats, nothing left behind by a client that leaves). Real sockets; core only
+ * (MemoryStore). Test what is the framework's own (its body parsers, mounting) next to it, in the
+ * adapter's tests.
  *
  * @param framework - Its name, for the test titles.
  * @param host - Serves an app with the scanauth routes at `/auth`.
@@ -59,10 +64,10 @@ function memoryAuth(): ScanAuth {
  * @example
  * ```ts
  * const serve = serverPerTest()
- * describeHttpRoutes('express', (auth, { bodyParser = true, onError }) => {
+ * describeHttpRoutes('express', (auth, { bodyParser = true, onError, heartbeatMs }) => {
  *   const app = express()
  *   if (bodyParser) app.use(express.json())
- *   app.use('/auth', scanAuthRouter(auth, { onError }))
+ *   app.use('/auth', scanAuthRouter(auth, { onError, heartbeatMs }))
  *   app.post('/auth/login', (req, res) => void res.json({ own: 'login', got: req.body ?? null }))
  *   app.get('/auth/profile', (_req, res) => void res.json({ own: 'profile' }))
  *   app.get('/health', (_req, res) => void res.type('text').send('ok'))
@@ -196,4 +201,6 @@ export function describeHttpRoutes(framework: string, host: HttpRoutesHost, opti
       expect((await fetchJson(`${url}/auth/nothing-here`)).status).toBe(404)
     })
   })
+
+  describeWaitingRoutes(framework, host)
 }

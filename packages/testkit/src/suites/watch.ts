@@ -47,6 +47,10 @@ export function watchSuite(get: () => ContractContext): void {
       const heard: string[] = []
       const stop = ctx.store.watchScenes((s) => heard.push(s))
       try {
+        // As waitForStatus does: register, then read through the store. A subscription to another
+        // server is a round trip (Redis), and the store's reads wait for it; a commit made through
+        // another connection before then may go unheard (the read sees it instead).
+        await ctx.store.load({ sceneStr })
         await peerAuth.handleScan({ sceneStr, openid: 'alice' })
         await told(heard, sceneStr)
       } finally {

@@ -1,0 +1,182 @@
+/**
+ * Scan → waiting device: how long after a scan commits does a device waiting on `waitForStatus`
+ * (the long poll's and the event stream's wait, docs/behaviour.md B-wait-1) have its answer?
+ *
+ * Each sample creates a pending scene, starts a waiter on it, lets it settle (a few ms plus a random
+ * part, so the scan does not fall at a fixed phase of SQLite's change timer), then has the scanning
+ * side call `handleScan`. The time runs from just before the scanning process calls `Store.commit`
+ * (a stamp taken by a wrapper of its store) to the moment the waiter's promise resolves with
+ * `authorized`: the commit itself, the store's change notification, the waiter's read of the
+ * scene, user and session, and the answer. Across processes the scanner is a child with its own
+ * store on the same data (`bench/push-scanner.ts`) and sends its stamp over IPC; both stamps are
+ * `process.hrtime.bigint()`, which on Linux reads `CLOCK_MONOTONIC`, one clock for every process of
+ * the machine. A background waiter on another scene keeps the store's subscription open during the
+ * whole run, as other waiting devices would on a live server.
+ *
+ * @module
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createScanAuth, type ScanAuth, type Store } from '@scanauth/core'
+import { ask, startChild, stopChild } from './child'
+import { summarize } from './lib'
+import type { ScanDone, ScannerReady } from './push-scanner'
+import { constantQr, openBenchStore, STORE_LABEL, type StoreKind } from './stores'
+
+/** One line of the latency table. */
+export interface LatencyRow {
+  /** The store the waiter and the scanner share. */
+  store: StoreKind
+  /** `one instance`: waiter and scanner in one process on one store; `two processes`: the scanner is a child with its own store. */
+  setting: 'one instance' | 'two processes'
+  /** Samples measured (after warm-up). */
+  samples: number
+  /** Median, 99th percentile and largest latency, milliseconds. */
+  p50Ms: number
+  p99Ms: number
+  maxMs: number
+  /** The p99 it should stay under, in milliseconds, when there is a goal. */
+  targetP99Ms?: number
+}
+
+/** Options of {@link benchLatency}. */
+export interface BenchLatencyOptions {
+  /** Samples per row. Default 500. */
+  samples?: number
+  /** Warm-up samples per row, not recorded. Default 20. */
+  warmup?: number
+}
+
+/** The goal of issue #13: a scan reaches the waiting device within 50 ms (p99), in one instance and through Redis. */
+export const LATENCY_TARGET_MS = 50
+
+/** A store whose `commit` first notes the time, for the latency's start. */
+export interface StampedStore {
+  store: Store
+  /** `process.hrtime.bigint()` just before the first commit since {@link StampedStore.reset}. */
+  readonly firstCommitNs: bigint | null
+  reset(): void
+}
+
+/**
+ * Wraps `store` so that its first `commit` after `reset()` notes the time just before it runs. A
+ * delegating wrapper (every other member is the store's own), not a stand-in: the commit is real.
+ */
+export function stampCommits(store: Store): StampedStore {
+  let stamp: bigint | null = null
+  const wrapped = new Proxy(store, {
+    get(target, name, receiver) {
+      if (name === 'commit') {
+        return (...args: Parameters<Store['commit']>) => {
+          stamp ??= process.hrtime.bigint()
+          return target.commit(...args)
+        }
+      }
+      const value: unknown = Reflect.get(target, name, receiver)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+  return {
+    store: wrapped,
+    get firstCommitNs() {
+      return stamp
+    },
+    reset() {
+      stamp = null
+    },
+  }
+}
+
+/** The scanning side of a sample: scans, and says when its commit began. */
+type Scan = (sceneStr: string, openid: string) => Promise<{ commitNs: bigint; result: string }>
+
+/** Measures `samples` latencies (µs) of `waiter` woken by `scan`, after `warmup` unrecorded ones. */
+async function sampleLatencies(waiter: ScanAuth, scan: Scan, samples: number, warmup: number): Promise<number[]> {
+  const out: number[] = []
+  const keeper = new AbortController()
+  const { sceneStr: kept } = await waiter.createScene({ deviceId: 'bench-push-keeper' })
+  // Keeps the subscription (and SQLite's change timer) running between samples; aborted at the end.
+  const keeping = waiter.waitForStatus(kept, { timeoutMs: 600_000, signal: keeper.signal }).catch(() => undefined)
+  try {
+    for (let i = 0; i < warmup + samples; i++) {
+      const { sceneStr } = await waiter.createScene({ deviceId: 'bench-push' })
+      let answeredNs = 0n
+      const waiting = waiter.waitForStatus(sceneStr, { timeoutMs: 30_000 }).then((status) => {
+        answeredNs = process.hrtime.bigint()
+        return status
+      })
+      await sleep(3 + Math.random() * 25)
+      const { commitNs, result } = await scan(sceneStr, `bench-push-${i}`)
+      const status = await waiting
+      if (result !== 'authorized' || status.status !== 'authorized') throw new Error(`push bench: scan ${result}, waiter ${status.status}`)
+      if (i >= warmup) out.push(Number(answeredNs - commitNs) / 1000)
+    }
+  } finally {
+    keeper.abort()
+    await keeping
+  }
+  return out
+}
+
+function latencyRow(store: StoreKind, setting: LatencyRow['setting'], samplesUs: number[], target: boolean): LatencyRow {
+  const m = summarize(samplesUs)
+  const row: LatencyRow = { store, setting, samples: m.ops, p50Ms: m.p50Us / 1000, p99Ms: m.p99Us / 1000, maxMs: Math.max(...samplesUs) / 1000 }
+  if (target) row.targetP99Ms = LATENCY_TARGET_MS
+  return row
+}
+
+/** Waiter and scanner in one process, on one store. */
+async function oneInstance(kind: StoreKind, samples: number, warmup: number): Promise<LatencyRow> {
+  const opened = await openBenchStore(kind)
+  try {
+    const stamped = stampCommits(opened.store)
+    const auth = createScanAuth({ store: stamped.store, qr: constantQr, sceneTtlSeconds: 3600 })
+    const scan: Scan = async (sceneStr, openid) => {
+      stamped.reset()
+      const { result } = await auth.handleScan({ sceneStr, openid })
+      return { commitNs: stamped.firstCommitNs as bigint, result }
+    }
+    return latencyRow(kind, 'one instance', await sampleLatencies(auth, scan, samples, warmup), true)
+  } finally {
+    await opened.close()
+  }
+}
+
+/** The waiter here; the scanner a child process with its own store on the same file or prefix. */
+async function twoProcesses(kind: 'sqlite' | 'redis', samples: number, warmup: number): Promise<LatencyRow> {
+  const opened = await openBenchStore(kind)
+  try {
+    const auth = createScanAuth({ store: opened.store, qr: constantQr, sceneTtlSeconds: 3600 })
+    const { child } = await startChild<ScannerReady>('push-scanner.ts', [kind, opened.where])
+    try {
+      const scan: Scan = async (sceneStr, openid) => {
+        const done = await ask<ScanDone>(child, { type: 'scan', sceneStr, openid }, 'scanned')
+        return { commitNs: BigInt(done.commitNs), result: done.result }
+      }
+      return latencyRow(kind, 'two processes', await sampleLatencies(auth, scan, samples, warmup), kind === 'redis')
+    } finally {
+      await stopChild(child)
+    }
+  } finally {
+    await opened.close()
+  }
+}
+
+/** Measures every latency row: one instance on each store, then two processes on SQLite and on Redis. */
+export async function benchLatency(options: BenchLatencyOptions = {}): Promise<LatencyRow[]> {
+  const { samples = 500, warmup = 20 } = options
+  const rows: LatencyRow[] = []
+  for (const kind of ['memory', 'sqlite', 'redis'] as const) rows.push(await oneInstance(kind, samples, warmup))
+  for (const kind of ['sqlite', 'redis'] as const) rows.push(await twoProcesses(kind, samples, warmup))
+  return rows
+}
+
+/** The latency rows as a Markdown table. */
+export function latencyTable(rows: LatencyRow[]): string {
+  const ms = (x: number) => x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+  const lines = ['| store | waiter and scanner | samples | p50 ms | p99 ms | max ms | goal |', '|---|---|---:|---:|---:|---:|---|']
+  for (const r of rows) {
+    const goal = r.targetP99Ms === undefined ? '' : `p99 ≤ ${r.targetP99Ms} ms ${r.p99Ms <= r.targetP99Ms ? '✓' : '✗'}`
+    lines.push(`| ${STORE_LABEL[r.store]} | ${r.setting} | ${r.samples} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${ms(r.maxMs)} | ${goal} |`)
+  }
+  return lines.join('\n')
+}

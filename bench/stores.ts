@@ -1,0 +1,87 @@
+/**
+ * The stores the push and HTTP benchmarks run on, opened the same way in every process: a
+ * `MemoryStore`; a `SqliteStore` on a file in a fresh temporary folder (or on a file another
+ * process made); a `RedisStore` at `REDIS_URL` under a key prefix of the benchmark's own (or one
+ * another process chose). Whoever made the file or the prefix removes it.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Redis } from 'ioredis'
+import { MemoryStore, type QrProvider, type Store } from '@scanauth/core'
+import { RedisStore } from '@scanauth/redis'
+import { SqliteStore } from '@scanauth/sqlite'
+
+/** The stores measured. */
+export type StoreKind = 'memory' | 'sqlite' | 'redis'
+
+/** An open store. */
+export interface BenchStore {
+  kind: StoreKind
+  store: Store
+  /** The SQLite file or the Redis key prefix, for another process to open the same data; '' for memory. */
+  where: string
+  /** Closes what was opened here, and removes the file or the keys when they were made here. Once: later calls return the same promise. */
+  close(): Promise<void>
+}
+
+/** The QR provider of every benchmark: a constant address, so only scanauth's own work is measured. */
+export const constantQr: QrProvider = { createQr: async () => ({ url: 'https://qr.example.test/constant' }) }
+
+/** The class name of a store kind, for tables. */
+export const STORE_LABEL: Record<StoreKind, string> = { memory: 'MemoryStore', sqlite: 'SqliteStore', redis: 'RedisStore' }
+
+/**
+ * Opens a store of `kind`. `where` opens existing data (a file, a prefix) that another process made;
+ * without it, new data is made here and removed by `close()`.
+ */
+export async function openBenchStore(kind: StoreKind, where?: string): Promise<BenchStore> {
+  const opened = await open(kind, where)
+  let closing: Promise<void> | undefined
+  return { ...opened, close: () => (closing ??= opened.close()) }
+}
+
+async function open(kind: StoreKind, where: string | undefined): Promise<BenchStore> {
+  if (kind === 'memory') return { kind, store: new MemoryStore(), where: '', close: async () => {} }
+  if (kind === 'sqlite') {
+    const dir = where === undefined ? mkdtempSync(join(tmpdir(), 'scanauth-bench-')) : undefined
+    const filename = where ?? join(dir as string, 'bench.db')
+    const store = new SqliteStore({ filename })
+    return {
+      kind,
+      store,
+      where: filename,
+      close: async () => {
+        await store.close?.()
+        if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  }
+  const client = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+  // `{b}` is a Cluster hash tag (one slot), as in the other Redis benchmarks.
+  const prefix = where ?? `scanauth:bench:${randomBytes(4).toString('hex')}:{b}:`
+  const store = new RedisStore({ client, keyPrefix: prefix })
+  return {
+    kind,
+    store,
+    where: prefix,
+    close: async () => {
+      await store.close?.()
+      if (where === undefined) await deletePrefix(client, prefix)
+      await client.quit().catch(() => client.disconnect())
+    },
+  }
+}
+
+/** Deletes every key under `prefix` (SCAN + DEL; the prefix has no glob characters). */
+async function deletePrefix(client: Redis, prefix: string): Promise<void> {
+  let cursor = '0'
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
+    if (keys.length > 0) await client.del(...keys)
+    cursor = next
+  } while (cursor !== '0')
+}

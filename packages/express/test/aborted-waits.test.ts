@@ -1,0 +1,79 @@
+// 1,000 waits over HTTP whose clients all go away (docs/behaviour.md B-wait-4): half long polls
+// (`status?wait=30`), half event streams, on ten scenes, through scanAuthRouter on a real socket.
+// Afterwards nothing is left: no wait in the service, no store subscription, no connection on the
+// server, and the process holds no more timers than before.
+import { afterEach, expect, it } from 'vitest'
+import express from 'express'
+import { createScanAuth, type ScanAuth } from '@scanauth/core'
+import { eventually, listen, RecordingQrProvider, WatchCountingStore, type Listening } from '@scanauth/testkit'
+import { scanAuthRouter } from '../src/index'
+
+const WAITS = 1000
+const SCENES = 10
+/**
+ * How long the test lets the departures take effect. Well under what would end the waits anyway
+ * (a long poll's 30 s, the streams' heartbeat set to 10 minutes below), so only the abort can pass
+ * it; far over what an abort takes, so a busy machine passes too.
+ */
+const SETTLE_MS = 20_000
+
+let server: Listening | undefined
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+/** The timers the process holds now (each wait holds one while it lasts). */
+function timers(): number {
+  return process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length
+}
+
+it(`${WAITS} aborted waits over HTTP leave no wait, subscription, connection or timer behind`, async () => {
+  const store = new WatchCountingStore()
+  const auth = createScanAuth({ store, qr: new RecordingQrProvider() })
+  // The service as the router sees it, counting the waits in progress: all of them must be waiting
+  // before the clients leave, so that the test aborts waits and not requests still on their way.
+  let waiting = 0
+  const counted: ScanAuth = {
+    ...auth,
+    waitForStatus: (sceneStr, options) => {
+      waiting++
+      return auth.waitForStatus(sceneStr, options).finally(() => void waiting--)
+    },
+  }
+  const app = express()
+  app.use('/auth', scanAuthRouter(counted, { heartbeatMs: 600_000 }))
+  server = await listen(app)
+  const { url } = server
+  const scenes = await Promise.all(Array.from({ length: SCENES }, () => auth.createScene({ deviceId: 'tv' })))
+  const timersBefore = timers()
+
+  const clients = Array.from({ length: WAITS }, () => new AbortController())
+  const requests = clients.map((client, i) => {
+    const scene = scenes[i % SCENES]?.sceneStr as string
+    const path = i % 2 === 0 ? `status?scene=${scene}&wait=30` : `events?scene=${scene}`
+    // A long poll settles only when aborted; an event stream resolves at its headers, and its body,
+    // unread, stays open until the abort.
+    return fetch(`${url}/auth/${path}`, { signal: client.signal }).then(
+      () => undefined,
+      () => undefined,
+    )
+  })
+  await eventually(`${WAITS} waits in progress`, () => waiting === WAITS, 60_000)
+  expect(store.subscriptions).toBe(1)
+  expect(await connections(server)).toBe(WAITS)
+  expect(timers()).toBeGreaterThanOrEqual(timersBefore + WAITS)
+
+  for (const client of clients) client.abort()
+  await Promise.all(requests)
+  await eventually('every wait to end', () => waiting === 0, SETTLE_MS)
+  await eventually('the store subscription to be released', () => store.subscriptions === 0, SETTLE_MS)
+  const listening = server
+  await eventually('every connection to close', async () => (await connections(listening)) === 0, SETTLE_MS)
+  await eventually('the timers of the waits to be cleared', () => timers() <= timersBefore, SETTLE_MS)
+  expect(store.subscribed).toBe(1)
+}, 120_000)
+
+function connections({ server }: Listening): Promise<number> {
+  return new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))))
+}

@@ -1,0 +1,53 @@
+/**
+ * Sending an event stream on Koa's Node response.
+ *
+ * @module
+ */
+import type { ServerResponse } from 'node:http'
+import type { Context } from 'koa'
+import type { HttpResponse } from '@scanauth/core'
+
+/**
+ * Sends an event stream (docs/behaviour.md B-wait-3) by writing to `ctx.res` with `ctx.respond =
+ * false`, and resolves when the stream has ended.
+ *
+ * Why not `ctx.body = Readable.from(events)`: Koa 3 sends a stream body with `stream.pipeline`, which
+ * reports every client that leaves before the end as an `ERR_STREAM_PREMATURE_CLOSE` on the app's
+ * `error` event, logged by Koa's default handler. For an event stream that is how most connections
+ * end, so every page a person closes would print a stack trace. Writing ourselves, a departure is
+ * what it is: the request's signal aborts and the iteration ends (B-wait-4).
+ *
+ * What the other middleware sees: `ctx.status` is the stream's (200), so loggers report it; the
+ * headers set on `ctx` before `next()` (CORS, security headers) go out with ours; since this
+ * middleware resolves only when the stream ends, a middleware that awaits `next()` resumes then
+ * (a response-time logger measures the stream's life) and finds the headers sent, which Koa's
+ * `ctx.set` then ignores; `koa-compress` leaves a response whose headers are sent alone, so events
+ * are never held in a compressor.
+ */
+export async function sendEvents(ctx: Context, response: HttpResponse, events: AsyncIterable<string>): Promise<void> {
+  ctx.status = response.status
+  ctx.respond = false
+  const res = ctx.res
+  const headers = response.headers ?? {}
+  for (const name of Object.keys(headers)) res.setHeader(name, headers[name] as string)
+  // No content-length: Node sends the body chunked. Flushed now, so the client sees the stream open.
+  res.flushHeaders()
+  for await (const chunk of events) {
+    if (res.destroyed) break
+    if (!res.write(chunk)) await drained(res)
+  }
+  if (!res.destroyed) res.end()
+}
+
+/** Resolves once the socket can take more (`drain`), or once it is gone (`close`): a write never waits forever. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
+}
