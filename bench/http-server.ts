@@ -45,6 +45,8 @@ async function main(): Promise<void> {
     store: new MemoryStore(),
     qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
     sceneTtlSeconds: 3600,
+    // Off: the load generator polls one scene from one address thousands of times a second.
+    rateLimits: { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false },
   })
   const { sceneStr } = await auth.createScene({ deviceId: 'bench-http' })
 

@@ -15,6 +15,8 @@ import { planScan } from './operations/scan'
 import { planVerifySession, isLiveSession } from './operations/session'
 import type { Lifetimes } from './operations/settings'
 import { resolveOptions, type ScanAuthOptions } from './options'
+import { createPollCeiling } from './poll-ceiling'
+import { createSceneLimiter } from './rate-limiter'
 import { newSceneStr, newSessionToken, SCENE_STR_PATTERN } from './random'
 import { newScene } from './rules/scene'
 import { DAY, HOUR, SECOND } from './rules/time'
@@ -46,10 +48,15 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     freeTrialMs: Math.round(config.freeTrialDays * DAY),
   }
   const commitLoop = makeCommitLoop(store, config)
+  const limitScene = createSceneLimiter(store, config.rateLimits, now)
+  const { statusPollsPerScene } = config.rateLimits
+  const countPoll = statusPollsPerScene === false ? null : createPollCeiling(statusPollsPerScene)
 
   return {
     async createScene(input) {
-      const { deviceId } = parseInput(createSceneInput, input)
+      const { deviceId, clientAddress } = parseInput(createSceneInput, input)
+      // Before the platform is asked: a refused call spends no quota and stores nothing (B-rate-1).
+      await limitScene({ deviceId, clientAddress })
       const sceneStr = newSceneStr()
       let url: string
       try {
@@ -69,6 +76,8 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
       if (typeof sceneStr !== 'string' || sceneStr === '') throw new ScanAuthError('invalid_request', 'scene is required')
       // A string that cannot be a scene_str names no scene: answer without a read.
       if (!SCENE_STR_PATTERN.test(sceneStr)) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
+      // In memory, before the read: the ceiling adds no store round trip to a pending poll (B-rate-9).
+      countPoll?.(sceneStr, now())
       // The hottest path, a pending poll, is this one read and an answer: no commit loop around it.
       let { scene } = await store.load({ sceneStr })
       if (scene === null) throw new ScanAuthError('scene_not_found', 'Scene does not exist')

@@ -223,6 +223,8 @@ describe('routing', () => {
         commit: () => Promise.reject(new Error('disk on fire')),
         listLedger: () => Promise.reject(new Error('disk on fire')),
         endSessions: () => Promise.reject(new Error('disk on fire')),
+        incrementCounter: () => Promise.reject(new Error('disk on fire')),
+        deleteCounter: () => Promise.reject(new Error('disk on fire')),
       },
       qr,
       now: clock.now,

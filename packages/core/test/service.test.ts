@@ -87,6 +87,8 @@ describe('the pending poll', () => {
       commit: (c) => (calls.push('commit'), inner.commit(c)),
       listLedger: (q) => inner.listLedger(q),
       endSessions: (s, at) => inner.endSessions(s, at),
+      incrementCounter: (key, expiresAt, now) => inner.incrementCounter(key, expiresAt, now),
+      deleteCounter: (key) => inner.deleteCounter(key),
     }
     const auth = createScanAuth({ store: counted, qr: new RecordingQrProvider() })
     const { sceneStr } = await auth.createScene({ deviceId: 'd' })
@@ -106,6 +108,8 @@ describe('conflicts', () => {
       commit: async (c) => (c.scene?.op === 'insert' ? inner.commit(c) : (refused++, { ok: false, conflict: 'scene' })),
       listLedger: (q) => inner.listLedger(q),
       endSessions: (s, at) => inner.endSessions(s, at),
+      incrementCounter: (key, expiresAt, now) => inner.incrementCounter(key, expiresAt, now),
+      deleteCounter: (key) => inner.deleteCounter(key),
     }
     const auth = createScanAuth({ store: alwaysLosing, qr: new RecordingQrProvider() })
     const { sceneStr } = await auth.createScene({ deviceId: 'd' })

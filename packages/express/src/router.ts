@@ -49,7 +49,8 @@ export function scanAuthRouter(auth: ScanAuth, options: ScanAuthRouterOptions = 
       // Only a path that is ours has its body read; everything else goes on untouched.
       if (!handle.owns(req.path)) return next()
       const reads = req.method !== 'GET' && req.method !== 'HEAD'
-      const request = { method: req.method, path: req.path, query: req.query, headers: req.headers }
+      // `req.ip` follows X-Forwarded-For only as far as `app.set('trust proxy', …)` allows.
+      const request = { method: req.method, path: req.path, query: req.query, headers: req.headers, clientAddress: req.ip }
       const response = await handle({ ...request, body: reads ? await bodyOf(req, maxBodyBytes) : undefined })
       if (response === undefined) return next()
       sendJson(res, response)

@@ -42,7 +42,8 @@ export function scanAuthMiddleware(auth: ScanAuth, options: ScanAuthMiddlewareOp
     if (!handle.owns(ctx.path)) return next()
     const reads = ctx.method !== 'GET' && ctx.method !== 'HEAD'
     const body = reads ? await bodyOf(ctx, maxBodyBytes, false) : undefined
-    const response = await handle({ method: ctx.method, path: ctx.path, query: ctx.query, headers: ctx.headers, body })
+    // `ctx.ip` follows X-Forwarded-For only when `app.proxy` is true.
+    const response = await handle({ method: ctx.method, path: ctx.path, query: ctx.query, headers: ctx.headers, body, clientAddress: ctx.ip })
     if (response === undefined) return next()
     ctx.status = response.status
     // The headers go straight onto the response and the body is sent as the JSON text: Koa's

@@ -18,6 +18,7 @@
  * | `<p>us:<userId>`          | zset   | tokens of the user's sessions, score expiresAt (for `endSessions`) |
  * | `<p>ls:<sceneId>`         | string | the token of the scene's latest session               |
  * | `<p>r:<commitId>`         | string | a commit's receipt (its reply), so a resent commit is not applied twice |
+ * | `<p>c:<key>`              | string | a counter (`Store.incrementCounter`): `count\|expiresAt`, TTL `expiresAt − now` from its start |
  *
  * A user load reads the user, its active set and the head of its queue (`ZRANGE 0 0`), then those
  * records from `<p>a` (`HMGET`): the same few commands however long the queue or the history is.
@@ -129,6 +130,15 @@ export class Keys {
   /** A commit's receipt, by the commit's random id. */
   receipt(commitId: string): string {
     return `${this.prefix}r:${commitId}`
+  }
+
+  /**
+   * A counter, by the caller's key (`Store.incrementCounter`: rate-limit windows, replay and
+   * duplicate records). The key follows the prefix, so a `{` or `}` in it never moves the counter
+   * out of the prefix's hash slot: Redis hashes the first tag, the prefix's.
+   */
+  counter(key: string): string {
+    return `${this.prefix}c:${key}`
   }
 
   /** A SCAN `MATCH` pattern for every key under the prefix (glob characters in the prefix escaped). */

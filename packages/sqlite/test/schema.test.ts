@@ -64,7 +64,7 @@ describe('schema and migrations', () => {
     expect(indexes()).not.toContain('scanauth_scenes_by_expiry')
 
     const store = openStore()
-    expect(db.prepare(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`).pluck().all()).toEqual([1, 2, 3])
+    expect(db.prepare(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`).pluck().all()).toEqual(MIGRATIONS.map((m) => m.version))
     expect(indexes()).toEqual(expect.arrayContaining(['scanauth_scenes_by_expiry', 'scanauth_sessions_by_expiry']))
     const loaded = await store.load({ sceneStr: 'pc_00000000000000000000000000000001', openid: 'o-old', sessionToken: 'tok-old' })
     expect(loaded.scene).toMatchObject({ id: 1, status: 'authorized', userId: 1, version: 2 })
@@ -84,7 +84,7 @@ describe('schema and migrations', () => {
     const before = db.prepare('SELECT * FROM scanauth_authorizations ORDER BY id').all()
 
     const store = openStore()
-    expect(db.prepare(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`).pluck().all()).toEqual([1, 2, 3])
+    expect(db.prepare(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`).pluck().all()).toEqual(MIGRATIONS.map((m) => m.version))
     expect(db.prepare('SELECT * FROM scanauth_authorizations ORDER BY id').all()).toEqual(before)
     expect(db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'scanauth_authorizations'`).pluck().get()).toBe(9)
     const indexes = db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'scanauth_%'`).pluck().all()

@@ -15,7 +15,9 @@ import { scanSuite } from './suites/scan'
 import { sceneSuite } from './suites/scene'
 import { sessionSuite } from './suites/sessions'
 import { storeApiSuite } from './suites/store-api'
+import { storeCounterApiSuite } from './suites/store-api-counters'
 import { storeEntitlementApiSuite } from './suites/store-api-entitlements'
+import { unicodeSuite } from './suites/unicode'
 import { userSuite } from './suites/users'
 
 /**
@@ -38,6 +40,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     const get = useContext(factory)
     storeApiSuite(get)
     storeEntitlementApiSuite(get)
+    storeCounterApiSuite(get)
     sceneSuite(get)
     scanSuite(get)
     authorizationSuite(get)
@@ -46,6 +49,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     ledgerSuite(get)
     revocationSuite(get)
     userSuite(get)
+    unicodeSuite(get)
     concurrencySuite(get)
   })
 }

@@ -21,6 +21,8 @@ const store: Store = {
   load: (query) => sqlite.load(query),
   listLedger: (query) => sqlite.listLedger(query),
   endSessions: (selector, at) => sqlite.endSessions(selector, at),
+  incrementCounter: (key, expiresAt, at) => sqlite.incrementCounter(key, expiresAt, at),
+  deleteCounter: (key) => sqlite.deleteCounter(key),
   async commit(changes) {
     const result = await sqlite.commit(changes)
     report.commits++
@@ -57,6 +59,11 @@ async function handle(command: Command): Promise<void> {
       tokens.splice(command.revokeAfter, 0, null)
       return phase(tokens, (token) => (token === null ? revokeOne(command) : consumeOne(token)), { shuffle: false })
     }
+    case 'count':
+      report = emptyReport()
+      for (let i = 0; i < command.count; i++) await countOnce(command)
+      send({ kind: 'done', report })
+      return
     case 'loop':
       report = emptyReport()
       await loop(command)
@@ -114,6 +121,14 @@ async function revokeOne({ authorizationId, reason }: Extract<Command, { kind: '
   const authorization = await auth.revokeAuthorization({ authorizationId, reason })
   if (authorization.status !== 'revoked') throw new Error(`revokeAuthorization answered status ${authorization.status}`)
   report.revokes++
+}
+
+async function countOnce({ key, expiresAt, now: at }: Extract<Command, { kind: 'count' }>): Promise<void> {
+  report.counterValues.push(await store.incrementCounter(key, expiresAt, at))
+  // An increment holds the write lock only for its own statement, but a process that found it
+  // taken sleeps in SQLite's busy handler while this one takes it again at once: a short random
+  // pause between increments (one at a time, no lanes) lets the processes take turns.
+  await new Promise<void>((resolve) => setTimeout(resolve, random() * 2))
 }
 
 async function consumeOne(sessionToken: string): Promise<void> {
