@@ -141,7 +141,9 @@ export async function benchMemory(options: MeasureOptions = {}): Promise<BenchRo
   const start = Date.parse('2026-01-01T00:00:00Z')
   let now = start
   const store = new MemoryStore()
-  const auth = createScanAuth({ store, qr: constantQr, sceneTtlSeconds: SCENE_TTL_MS / 1000, sessionTtlHours: SESSION_TTL_MS / 3600_000, now: () => now })
+  // Rate limits off, as in bench/sqlite.ts and bench/redis.ts: one device creates scenes by the thousand
+  // and the clock stands still, so every limit would refuse.
+  const auth = createScanAuth({ store, qr: constantQr, sceneTtlSeconds: SCENE_TTL_MS / 1000, sessionTtlHours: SESSION_TTL_MS / 3600_000, now: () => now, rateLimits: { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false } })
   const plain = new PlainMaps(() => now)
 
   // Users: scanned once (free trial), then a points authorization big enough for any run; the

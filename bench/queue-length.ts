@@ -46,6 +46,8 @@ export async function benchQueueLength(storeName: string, store: Store, options:
     qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
     sessionTtlHours: 24 * 365,
     now: () => now,
+    // Off, as in bench/sqlite.ts and bench/redis.ts: the scans here create scenes by the thousand.
+    rateLimits: { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false },
   })
   const run = `${Date.now().toString(36)}`
   const users: BenchUser[] = []

@@ -18,6 +18,11 @@
  * alternating slices; target: at most 1.5× the cost (a throughput ratio of at least 0.67). The
  * 10,000 are seeded by store commits of 1,000 each (with their ledger grant entries). Labels as
  * in `bench/queue-length.ts`, which measures the same on the other stores.
+ *
+ * Row "counter increment" (issue #12): `store.incrementCounter` (one EVALSHA of the counter script:
+ * count, compare the stored expiry with `now`, restart or KEEPTTL) against a raw INCR, over the same
+ * 1,000 keys in turn, one round trip each. The service runs with its rate limits off, so the other
+ * rows measure what they measured before; the counter row is their cost per limit.
  */
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
@@ -31,6 +36,8 @@ import { seedSteadyState } from './seed'
 const USERS = 200
 /** Pending scenes polled in turn. */
 const PENDING = 1000
+/** Counter keys incremented in turn. */
+const COUNTER_KEYS = 1000
 /** Calls in flight at once, for operations and baselines alike. */
 const CONCURRENCY = 32
 /** The long queue of the "queue of 10,000 vs 1" rows. */
@@ -147,6 +154,7 @@ export async function benchRedis(options: { memory?: (m: PendingSceneMemory) => 
       qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
       sessionTtlHours: 24 * 365,
       now: () => now,
+      rateLimits: { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false },
     })
 
     const { openids, authorizedScenes, tokens } = await seedSteadyState(auth, USERS, (ms) => (now += ms))
@@ -219,6 +227,12 @@ export async function benchRedis(options: { memory?: (m: PendingSceneMemory) => 
       { run: (i) => auth.consume({ sessionToken: tokens[i % USERS] as string }) },
       'raw GET, then EVALSHA twice',
       rawSequence(get, evalsha, evalsha),
+    )
+    await pair(
+      'counter increment (store.incrementCounter)',
+      { run: (i) => store.incrementCounter(`rl:bench:${i % COUNTER_KEYS}`, now + 60_000, now) },
+      'raw INCR',
+      { run: (i) => client.incr(`${prefix}raw-counter:${i % COUNTER_KEYS}`) },
     )
     rows.push(...(await queueRows(auth, store, commands, () => now)))
     return rows

@@ -15,6 +15,13 @@
  * (one call in flight, every call awaited), so the loop's own cost is on both sides of the ratio.
  * Then the rows of `bench/queue-length.ts` on the same store: scan, authorized poll and consume for
  * a user with 10,000 queued authorizations against a user with one.
+ *
+ * Row "counter increment" (issue #12): `store.incrementCounter` (the rate limits' and the WeChat
+ * replay records' primitive: one upsert that also restarts an expired counter) against the
+ * simplest raw upsert that counts, on a table of its own with only a key and a count, over the same
+ * 1,000 keys in turn. The service runs with its rate limits off, so the other rows measure what
+ * they measured before (and a bench that creates thousands of scenes a second is not refused);
+ * the counter row is their cost per limit.
  */
 import Database from 'better-sqlite3'
 import { randomBytes } from 'node:crypto'
@@ -33,6 +40,8 @@ const DAY = 24 * 3600 * 1000
 const USERS = 200
 /** Pending scenes polled in turn. */
 const PENDING = 1000
+/** Counter keys incremented in turn. */
+const COUNTER_KEYS = 1000
 
 /** Options of {@link benchSqlite}. */
 export interface BenchSqliteOptions extends MeasureOptions {
@@ -63,6 +72,7 @@ export async function benchSqlite(options: BenchSqliteOptions = {}): Promise<Ben
       qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
       sessionTtlHours: 24 * 365,
       now: () => now,
+      rateLimits: { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false },
     })
 
     const { openids, authorizedScenes, tokens } = await seedSteadyState(auth, USERS, (ms) => (now += ms))
@@ -183,6 +193,16 @@ export async function benchSqlite(options: BenchSqliteOptions = {}): Promise<Ben
       { run: (_, i) => auth.consume({ sessionToken: tokens[i % USERS] as string }) },
       'raw BEGIN IMMEDIATE read+update tx',
       { run: (_, i) => rawConsumeTx(pointsAuthorizationIds[i % pointsAuthorizationIds.length] as number) },
+    )
+    raw.exec('CREATE TABLE bench_raw_counters (key TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID')
+    const rawUpsert = raw
+      .prepare<[string], number>('INSERT INTO bench_raw_counters (key, count) VALUES (?, 1) ON CONFLICT (key) DO UPDATE SET count = count + 1 RETURNING count')
+      .pluck()
+    await pair(
+      'counter increment (store.incrementCounter)',
+      { run: (_, i) => store.incrementCounter(`rl:bench:${i % COUNTER_KEYS}`, now + 60_000, now) },
+      'raw upsert (INSERT … ON CONFLICT DO UPDATE SET count = count + 1 RETURNING count)',
+      { run: (_, i) => rawUpsert.get(`rl:bench:${i % COUNTER_KEYS}`) },
     )
     rows.push(...(await benchQueueLength('sqlite', store, measureOptions)))
     return rows

@@ -8,8 +8,9 @@ import { startServer } from '../src/app'
 describeExampleApp('express', startServer)
 
 describe('configFromEnv', () => {
-  it('defaults to port 3000, SQLite in ./data and the emulator', () => {
+  it('defaults to 127.0.0.1, port 3000, SQLite in ./data and the emulator', () => {
     const config = configFromEnv({})
+    expect(config.host).toBe('127.0.0.1')
     expect(config.port).toBe(3000)
     expect(config.store).toEqual({ kind: 'sqlite', filename: expect.stringMatching(/[/\\]data[/\\]scanauth\.sqlite$/) })
     expect(config.wechat).toEqual({ kind: 'emulator' })
@@ -47,6 +48,27 @@ describe('configFromEnv', () => {
     expect(() => configFromEnv({ SCANAUTH_STORE: 'mongo' })).toThrow(/SCANAUTH_STORE/)
     expect(() => configFromEnv({ WECHAT_APP_ID: 'wx1' })).toThrow(/WECHAT_APP_SECRET, WECHAT_TOKEN/)
     expect(() => configFromEnv({ WECHAT_API_BASE: 'http://x' })).toThrow(/WECHAT_APP_ID/)
+    expect(() => configFromEnv({ WECHAT_ENCODING_AES_KEY: 'short' })).toThrow(
+      new ConfigError("WECHAT_ENCODING_AES_KEY must be 43 characters from [A-Za-z0-9] (the account's EncodingAESKey), not 5 characters"),
+    )
+  })
+
+  it('gives the emulator a WECHAT_TOKEN and WECHAT_ENCODING_AES_KEY set without an account, rather than ignoring them', () => {
+    const key = 'k'.repeat(43)
+    expect(configFromEnv({ WECHAT_TOKEN: 'mine' }).wechat).toEqual({ kind: 'emulator', token: 'mine' })
+    expect(configFromEnv({ WECHAT_ENCODING_AES_KEY: key }).wechat).toEqual({ kind: 'emulator', encodingAESKey: key })
+    expect(configFromEnv({ WECHAT_TOKEN: 'mine', WECHAT_ENCODING_AES_KEY: key }).wechat).toEqual({ kind: 'emulator', token: 'mine', encodingAESKey: key })
+  })
+
+  it("takes a scene lifetime in core's range, 1 s to 30 days: 0 is refused here, not by core at the first request", () => {
+    expect(configFromEnv({ SCANAUTH_SCENE_TTL_SECONDS: '1' }).sceneTtlSeconds).toBe(1)
+    expect(configFromEnv({ SCANAUTH_SCENE_TTL_SECONDS: '2592000' }).sceneTtlSeconds).toBe(2_592_000)
+    for (const raw of ['0', '2592001', '-5', '1.5', '1e3', 'five']) {
+      expect(() => configFromEnv({ SCANAUTH_SCENE_TTL_SECONDS: raw }), raw).toThrow(
+        new ConfigError(`SCANAUTH_SCENE_TTL_SECONDS must be an integer from 1 to 2592000, not "${raw}"`),
+      )
+    }
+    expect(() => configFromEnv({ PORT: '65536' })).toThrow(new ConfigError('PORT must be an integer from 0 to 65535, not "65536"'))
   })
 
   it('takes a free trial of any length core accepts, fractions of a day too', () => {

@@ -23,8 +23,22 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Koa; wiri
       wiring.logRequest(ctx.method, ctx.path, ctx.status)
     }
   })
-  // The app's own global parser: scanauth and the WeChat callback work beside it.
-  app.use(bodyParser())
+  // The app's own global parser: scanauth and the WeChat callback work beside it. A body it cannot
+  // read (invalid JSON, an unknown charset, a broken gzip) is the client's mistake: 4xx {detail}, as
+  // the Express example answers it, rather than Koa's plain-text error or a 500.
+  const parseBody = bodyParser()
+  app.use(async (ctx, next) => {
+    try {
+      await parseBody(ctx, async () => {})
+    } catch (error) {
+      const { status, expose, message } = error as { status?: unknown; expose?: unknown; message?: unknown }
+      const known = typeof status === 'number' && status >= 400 && status < 500
+      ctx.status = known ? status : 400
+      ctx.body = { detail: known && expose === true ? String(message) : 'The request body could not be read' }
+      return
+    }
+    await next()
+  })
 
   app.use(scanAuthMiddleware(wiring.auth, { basePath: '/auth', onError: wiring.logError }))
   app.use(wechatCallbackMiddleware(wiring.wechatCallback, { path: '/wechat/callback' }))

@@ -6,14 +6,21 @@
  * | variable | meaning |
  * |---|---|
  * | `PORT` | port to listen on (default 3000; 0 picks a free one) |
- * | `HOST` | address to listen on (default: every interface) |
+ * | `HOST` | address to listen on (default `127.0.0.1`, this machine only; `0.0.0.0` for every interface) |
  * | `SCANAUTH_STORE` | `sqlite` (default), `memory` or `redis` |
  * | `SCANAUTH_SQLITE_FILE` | SQLite file (default `./data/scanauth.sqlite`; the folder is created) |
  * | `REDIS_URL`, `SCANAUTH_REDIS_PREFIX` | Redis server (default `redis://127.0.0.1:6379`) and key prefix (default `scanauth:`) |
- * | `SCANAUTH_SCENE_TTL_SECONDS` | QR code lifetime (default 300) |
+ * | `SCANAUTH_SCENE_TTL_SECONDS` | QR code lifetime (default 300; 1 to 2592000, WeChat's 30 days) |
  * | `SCANAUTH_FREE_TRIAL_DAYS` | length of the free trial in days (default 7); fractions work, e.g. `0.0007` ≈ 1 minute, to reach "Purchase needed" quickly |
- * | `WECHAT_APP_ID`, `WECHAT_APP_SECRET`, `WECHAT_TOKEN` | the Official Account; without them an emulator is started |
- * | `WECHAT_ENCODING_AES_KEY` | safe-mode key (optional) |
+ * | `SCANAUTH_CREATE_SCENE_PER_MINUTE` | QR codes one client address may ask for per minute (default 30; `0` turns the limit off) |
+ * | `SCANAUTH_DAILY_QR_BUDGET` | QR codes the account may create per UTC day, all instances together (default 90000; `0` turns it off) |
+ * | `WECHAT_APP_ID`, `WECHAT_APP_SECRET`, `WECHAT_TOKEN` | the Official Account; without the AppID and AppSecret an emulator is started |
+ * | `WECHAT_ENCODING_AES_KEY` | safe-mode key (optional; 43 characters) |
+ *
+ * In emulator mode, a `WECHAT_TOKEN` and a `WECHAT_ENCODING_AES_KEY` that are set are the emulated
+ * account's: pushes you sign yourself (`curl`) are checked with your token, and with your key the
+ * emulator pushes in safe mode (without it, in plain mode). Neither set: the emulator's own token and
+ * a fresh key each run, safe mode.
  * | `WECHAT_API_BASE` | API base URL (default WeChat's), e.g. an emulator running elsewhere |
  *
  * @module
@@ -26,15 +33,18 @@ export type StoreConfig =
   | { kind: 'sqlite'; filename: string }
   | { kind: 'redis'; url: string; keyPrefix: string }
 
-/** The WeChat side: an emulator started in-process, or an Official Account (at `apiBaseUrl`, default WeChat's). */
+/**
+ * The WeChat side: an emulator started in-process (with the Token and EncodingAESKey given in the
+ * environment, if any), or an Official Account (at `apiBaseUrl`, default WeChat's).
+ */
 export type WechatConfig =
-  | { kind: 'emulator' }
+  | { kind: 'emulator'; token?: string; encodingAESKey?: string }
   | { kind: 'account'; appId: string; appSecret: string; token: string; encodingAESKey?: string; apiBaseUrl?: string }
 
 /** Everything an example server needs; {@link configFromEnv} builds it from the environment. */
 export interface ExampleConfig {
   port: number
-  /** Listen address; default every interface. */
+  /** Listen address; default `127.0.0.1` (this machine only: the demo routes sign anyone in). */
   host?: string
   store: StoreConfig
   wechat: WechatConfig
@@ -42,6 +52,10 @@ export interface ExampleConfig {
   sceneTtlSeconds?: number
   /** Length of the free trial in days, fractions allowed (core's default 7 when absent). */
   freeTrialDays?: number
+  /** `create_scene` calls per client address per minute, or `false` for none (core's default 30 when absent). */
+  createScenePerMinute?: number | false
+  /** QR codes per UTC day for the account, or `false` for no budget (core's default 90 000 when absent). */
+  dailyQrBudget?: number | false
   /** Where log lines go. Default: standard output. */
   log?: (line: string) => void
   /** The clock of scanauth, in epoch milliseconds (tests move it to show expiry). Default `Date.now`. */
@@ -51,6 +65,15 @@ export interface ExampleConfig {
 /** The longest free trial core accepts (`createScanAuth`'s `freeTrialDays`: at most 100 years). */
 const MAX_FREE_TRIAL_DAYS = 100 * 365.25
 
+/** The longest scene lifetime core accepts (`createScanAuth`'s `sceneTtlSeconds`: WeChat's 30 days). */
+const MAX_SCENE_TTL_SECONDS = 2_592_000
+
+/** The listen address when `HOST` is not set: this machine only. */
+export const DEFAULT_HOST = '127.0.0.1'
+
+/** The shape of an EncodingAESKey, as `@scanauth/wechat` checks it: 43 base64 characters. */
+const ENCODING_AES_KEY = /^[A-Za-z0-9+/]{43}$/
+
 /** A configuration mistake, said in words a person can act on. */
 export class ConfigError extends Error {
   override name = 'ConfigError'
@@ -59,11 +82,12 @@ export class ConfigError extends Error {
 /** Reads the configuration from environment variables (see the table at the top of this file). */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConfig {
   const value = (name: string) => (env[name]?.trim() ? env[name].trim() : undefined)
-  const integer = (name: string, fallback: number | undefined, max: number) => {
+  // The range is core's, so a value core would refuse stops the start here, with the variable's name.
+  const integer = (name: string, fallback: number | undefined, min: number, max: number) => {
     const raw = value(name)
     if (raw === undefined) return fallback
     const n = Number(raw)
-    if (!/^\d+$/.test(raw) || n > max) throw new ConfigError(`${name} must be an integer from 0 to ${max}, not "${raw}"`)
+    if (!/^\d+$/.test(raw) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, not "${raw}"`)
     return n
   }
 
@@ -86,7 +110,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConf
   else throw new ConfigError(`SCANAUTH_STORE must be sqlite, memory or redis, not "${kind}"`)
 
   const account = { appId: value('WECHAT_APP_ID'), appSecret: value('WECHAT_APP_SECRET'), token: value('WECHAT_TOKEN') }
+  const encodingAESKey = value('WECHAT_ENCODING_AES_KEY')
+  if (encodingAESKey !== undefined && !ENCODING_AES_KEY.test(encodingAESKey)) {
+    throw new ConfigError(`WECHAT_ENCODING_AES_KEY must be 43 characters from [A-Za-z0-9] (the account's EncodingAESKey), not ${encodingAESKey.length} characters`)
+  }
+  // Emulator mode takes a given Token and key for the emulated account rather than ignoring them.
   let wechat: WechatConfig = { kind: 'emulator' }
+  if (account.token !== undefined) wechat.token = account.token
+  if (encodingAESKey !== undefined) wechat.encodingAESKey = encodingAESKey
   if (account.appId !== undefined || account.appSecret !== undefined) {
     const missing = Object.entries({ WECHAT_APP_ID: account.appId, WECHAT_APP_SECRET: account.appSecret, WECHAT_TOKEN: account.token })
       .filter(([, v]) => v === undefined)
@@ -97,7 +128,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConf
       appId: account.appId as string,
       appSecret: account.appSecret as string,
       token: account.token as string,
-      encodingAESKey: value('WECHAT_ENCODING_AES_KEY'),
+      encodingAESKey,
       apiBaseUrl: value('WECHAT_API_BASE'),
     }
   } else if (value('WECHAT_API_BASE') !== undefined) {
@@ -105,11 +136,19 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConf
   }
 
   return {
-    port: integer('PORT', 3000, 65535) as number,
-    host: value('HOST'),
+    port: integer('PORT', 3000, 0, 65535) as number,
+    host: value('HOST') ?? DEFAULT_HOST,
     store,
     wechat,
-    sceneTtlSeconds: integer('SCANAUTH_SCENE_TTL_SECONDS', undefined, 2_592_000),
+    sceneTtlSeconds: integer('SCANAUTH_SCENE_TTL_SECONDS', undefined, 1, MAX_SCENE_TTL_SECONDS),
     freeTrialDays: days('SCANAUTH_FREE_TRIAL_DAYS'),
+    // 0 turns a limit off (core's `false`); the upper bound is core's.
+    createScenePerMinute: limitOrOff(integer('SCANAUTH_CREATE_SCENE_PER_MINUTE', undefined, 0, 1_000_000_000)),
+    dailyQrBudget: limitOrOff(integer('SCANAUTH_DAILY_QR_BUDGET', undefined, 0, 1_000_000_000)),
   }
+}
+
+/** A limit read from the environment: absent stays absent (core's default), 0 is off. */
+function limitOrOff(value: number | undefined): number | false | undefined {
+  return value === 0 ? false : value
 }

@@ -6,7 +6,7 @@
  */
 import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { configFromEnv, type ExampleConfig } from './config'
+import { ConfigError, configFromEnv, DEFAULT_HOST, type ExampleConfig } from './config'
 import type { Wiring } from './wiring'
 
 /** A started example server. */
@@ -20,20 +20,26 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-/** Serves `listener` as configured, tells the emulator where we are, and logs the address. */
+/**
+ * Serves `listener` as configured (on `127.0.0.1` unless `config.host` says otherwise), tells the
+ * emulator where we are, and logs the address. A port in use or an address that is not this
+ * machine's fails with a {@link ConfigError} naming the variable to change.
+ */
 export async function listenAndWire(listener: RequestListener, wiring: Wiring, config: ExampleConfig): Promise<RunningServer> {
   const server = createServer(listener)
+  const host = config.host ?? DEFAULT_HOST
   try {
     await new Promise<void>((ok, fail) => {
-      server.once('error', fail)
-      server.listen(config.port, config.host, () => ok())
+      server.once('error', (error) => fail(listenError(error, config.port, host)))
+      server.listen(config.port, host, () => ok())
     })
     const { port } = server.address() as AddressInfo
-    const anyHost = config.host === undefined || config.host === '0.0.0.0' || config.host === '::'
-    const reachable = anyHost ? '127.0.0.1' : config.host?.includes(':') ? `[${config.host}]` : config.host
+    const anyHost = host === '0.0.0.0' || host === '::'
+    const reachable = anyHost ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
     await wiring.listening(`http://${reachable}:${port}`)
     const url = `http://${anyHost ? 'localhost' : reachable}:${port}`
-    wiring.log(`listening on ${url}`)
+    // Every interface: the demo routes (an emulated scan signs anyone in) face the network. Say so.
+    wiring.log(`listening on ${url}${anyHost ? ` (every interface, HOST=${host}: reachable from other machines)` : ''}`)
     let closing: Promise<void> | undefined
     return {
       url,
@@ -51,6 +57,15 @@ export async function listenAndWire(listener: RequestListener, wiring: Wiring, c
     await wiring.close()
     throw error
   }
+}
+
+/** A listen failure in words a person can act on: which variable to set. Other errors pass unchanged. */
+function listenError(error: Error & { code?: string }, port: number, host: string): Error {
+  if (error.code === 'EADDRINUSE') return new ConfigError(`port ${port} on ${host} is already in use: set PORT to another port (PORT=0 picks a free one)`)
+  if (error.code === 'EADDRNOTAVAIL') return new ConfigError(`${host} is not an address of this machine: set HOST to one of its addresses (default ${DEFAULT_HOST})`)
+  if (error.code === 'EACCES') return new ConfigError(`not allowed to listen on port ${port} on ${host}: set PORT to a port above 1023`)
+  if (error.code === 'ENOTFOUND') return new ConfigError(`HOST ${host} does not resolve to an address of this machine`)
+  return error
 }
 
 function stopServer(server: Server): Promise<void> {

@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
-import { createScanAuth, MemoryStore, type ScanAuth, type Store } from '@scanauth/core'
+import { createScanAuth, MemoryStore, type RateLimitOptions, type ScanAuth, type Store } from '@scanauth/core'
 import { SqliteStore } from '@scanauth/sqlite'
 import { RedisStore } from '@scanauth/redis'
 import { createWechatCallback, createWechatQrProvider, type WechatCallback } from '@scanauth/wechat'
@@ -69,6 +69,23 @@ export async function publicFile(path: string): Promise<{ body: Buffer; type: st
 /** The emulated Official Account (any values work: the emulator and this server share them). */
 const EMULATED = { appId: 'wx00e0demo00emulator', appSecret: 'emulator-app-secret', token: 'emulator-token' }
 
+/**
+ * The emulated account's Token and EncodingAESKey: the ones `WECHAT_TOKEN` / `WECHAT_ENCODING_AES_KEY`
+ * gave, so that pushes signed by hand (`curl`) check out and safe mode can be tried locally; else the
+ * emulator's own token and a fresh key for this run. With a key the emulator pushes in safe mode,
+ * without one (a token given alone) in plain mode. `says` is the start-up line's account of it.
+ */
+function emulatedSecrets(config: Extract<WechatConfig, { kind: 'emulator' }>): { token: string; encodingAESKey?: string; says: string } {
+  if (config.token === undefined && config.encodingAESKey === undefined) {
+    return { token: EMULATED.token, encodingAESKey: randomBytes(32).toString('base64').slice(0, 43), says: 'its own token and a fresh EncodingAESKey, safe mode' }
+  }
+  const token = config.token ?? EMULATED.token
+  const tokenSays = config.token === undefined ? `token "${EMULATED.token}" (set WECHAT_TOKEN to choose one)` : 'WECHAT_TOKEN'
+  return config.encodingAESKey === undefined
+    ? { token, says: `${tokenSays}, plain mode (no WECHAT_ENCODING_AES_KEY)` }
+    : { token, encodingAESKey: config.encodingAESKey, says: `${tokenSays} and WECHAT_ENCODING_AES_KEY, safe mode` }
+}
+
 /** Builds the store, the platform and the scanauth instance for `config`. */
 export async function createWiring(config: ExampleConfig, framework: string): Promise<Wiring> {
   const write = config.log ?? ((line: string) => console.log(line))
@@ -84,13 +101,16 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
 
     let emulator: Emulator | null = null
     let account: Extract<WechatConfig, { kind: 'account' }>
+    let platform: string
     if (config.wechat.kind === 'emulator') {
-      const encodingAESKey = randomBytes(32).toString('base64').slice(0, 43)
-      emulator = await startWechatEmulator({ port: 0, host: '127.0.0.1', ...EMULATED, encodingAESKey })
+      const { token, encodingAESKey, says } = emulatedSecrets(config.wechat)
+      emulator = await startWechatEmulator({ port: 0, host: '127.0.0.1', ...EMULATED, token, encodingAESKey })
       cleanup.push(() => emulator?.close())
-      account = { kind: 'account', ...EMULATED, encodingAESKey, apiBaseUrl: emulator.url }
+      account = { kind: 'account', ...EMULATED, token, encodingAESKey, apiBaseUrl: emulator.url }
+      platform = `WeChat emulator at ${emulator.url} with ${says}`
     } else {
       account = config.wechat
+      platform = `WeChat account ${account.appId}${account.apiBaseUrl ? ` via ${account.apiBaseUrl}` : ''}`
     }
 
     const core = createScanAuth({
@@ -98,6 +118,7 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       qr: createWechatQrProvider({ appId: account.appId, appSecret: account.appSecret, apiBaseUrl: account.apiBaseUrl }),
       sceneTtlSeconds: config.sceneTtlSeconds,
       freeTrialDays: config.freeTrialDays,
+      rateLimits: rateLimitsOf(config),
       now: config.now,
       hooks: {
         onScan: (e) => log(`scan ${e.sceneStr} by ${e.openid}: ${e.result}${e.userId === undefined ? '' : ` (user ${e.userId})`}`),
@@ -122,6 +143,8 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     }
     const wechatCallback = createWechatCallback({
       auth,
+      // The same store as the service: replayed and repeated pushes are refused on every instance.
+      store: store.store,
       appId: account.appId,
       token: account.token,
       encodingAESKey: account.encodingAESKey,
@@ -129,7 +152,6 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     })
 
     const demo: DemoContext = { auth, emulator, log }
-    const platform = emulator ? `WeChat emulator at ${emulator.url}` : `WeChat account ${account.appId}${account.apiBaseUrl ? ` via ${account.apiBaseUrl}` : ''}`
     log(`scanauth example (${framework}): store ${label}, ${platform}`)
 
     return {
@@ -155,6 +177,18 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     await closeAll()
     throw error
   }
+}
+
+/**
+ * The limits the environment sets (`SCANAUTH_CREATE_SCENE_PER_MINUTE` per client address,
+ * `SCANAUTH_DAILY_QR_BUDGET`); core's defaults for everything it leaves unset.
+ */
+function rateLimitsOf(config: ExampleConfig): RateLimitOptions {
+  const limits: RateLimitOptions = {}
+  const perMinute = config.createScenePerMinute
+  if (perMinute !== undefined) limits.perAddress = perMinute === false ? false : { limit: perMinute, windowSeconds: 60 }
+  if (config.dailyQrBudget !== undefined) limits.dailyQrBudget = config.dailyQrBudget
+  return limits
 }
 
 /** Opens the configured store; `close` releases what we opened (the file, the Redis connection). */

@@ -10,14 +10,16 @@ import { Redis } from 'ioredis'
 import { closedPort, createPendingScene, fetchJson, pollAuthorized, postJson, useSession } from '@scanauth/testkit'
 import { ConfigError, type ExampleConfig } from '../src/config'
 import type { RunningServer } from '../src/serve'
+import { describeSafeDefaults } from './safe-defaults-suite'
 
 /** An example's `startServer`: builds its app for `config` and listens. */
 export type StartServer = (config: ExampleConfig) => Promise<RunningServer>
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 
-/** Registers the example server suite for `framework`, run against its `startServer`. */
+/** Registers the example server suite for `framework`, run against its `startServer`, and its safe defaults. */
 export function describeExampleApp(framework: 'express' | 'koa', startServer: StartServer): void {
+  describeSafeDefaults(framework, startServer)
   const running: RunningServer[] = []
   const temp: string[] = []
   afterEach(async () => {

@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -69,6 +70,7 @@ export function describeNpmStart(script: 'start' | 'start:koa', framework: 'expr
       cwd = mkdtempSync(join(tmpdir(), `scanauth-npm-${framework}-`))
       spawned = await spawnScript(script, cwd, { ...cleanEnv(), PORT: '0', SCANAUTH_STORE: 'sqlite' })
       const { url } = spawned
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/) // this machine only, without HOST
       expect(spawned.output()).toContain(`scanauth example (${framework}): store sqlite`)
 
       const page = await fetch(`${url}/`)
@@ -100,6 +102,25 @@ export function describeNpmStart(script: 'start' | 'start:koa', framework: 'expr
       const failed = spawnScript(script, cwd, { ...cleanEnv(), PORT: '0', SCANAUTH_STORE: 'sqlite', SCANAUTH_SQLITE_FILE: folder })
       await expect(failed).rejects.toThrow(`${script} exited (1) before listening`)
       await expect(failed).rejects.toThrow(`scanauth example failed to start: cannot open the SQLite file ${folder} (SCANAUTH_SQLITE_FILE): `)
+    })
+
+    it('exits 1 saying to set PORT when the port is taken', async () => {
+      cwd = mkdtempSync(join(tmpdir(), `scanauth-npm-${framework}-`))
+      const taken = createServer()
+      await new Promise<void>((ok) => taken.listen(0, '127.0.0.1', ok))
+      try {
+        const { port } = taken.address() as AddressInfo
+        const failed = spawnScript(script, cwd, { ...cleanEnv(), PORT: String(port), SCANAUTH_STORE: 'memory' })
+        await expect(failed).rejects.toThrow(`scanauth example failed to start: port ${port} on 127.0.0.1 is already in use: set PORT to another port (PORT=0 picks a free one)`)
+      } finally {
+        await new Promise((ok) => taken.close(ok))
+      }
+    })
+
+    it('exits 1 at start, naming the variable, for a scene lifetime core would refuse', async () => {
+      cwd = mkdtempSync(join(tmpdir(), `scanauth-npm-${framework}-`))
+      const failed = spawnScript(script, cwd, { ...cleanEnv(), PORT: '0', SCANAUTH_STORE: 'memory', SCANAUTH_SCENE_TTL_SECONDS: '0' })
+      await expect(failed).rejects.toThrow('scanauth example failed to start: SCANAUTH_SCENE_TTL_SECONDS must be an integer from 1 to 2592000, not "0"')
     })
   })
 }

@@ -6,6 +6,18 @@
 import type { WaitOptions } from './scene-waiters'
 import type { Authorization, AuthorizationSummary, LedgerEntry, UserInfo } from './views'
 
+/** Input of {@link ScanAuth.createScene}. */
+export interface CreateSceneInput {
+  /** The device's label (1–128 characters, no control characters); scenes are limited per device. */
+  deviceId: string
+  /**
+   * The address of the client asking (the HTTP handlers pass the framework's: Express `req.ip`, Koa
+   * `ctx.ip`), 1–128 characters; scenes are limited per address (an IPv6 address counts as its /64).
+   * Without it, only the per-device limit and the daily budget apply.
+   */
+  clientAddress?: string
+}
+
 /** Result of {@link ScanAuth.createScene}. */
 export interface CreateSceneResult {
   /** `pc_` and 32 lowercase hex characters; the device polls with it. */
@@ -174,12 +186,15 @@ export interface ScanAuth {
   /**
    * Creates a scene for a device: a new scene_str, a QR code from the platform valid for the scene
    * lifetime, and a pending scene stored with its expiry. When the platform fails, throws
-   * `ScanAuthError` `qr_creation_failed` (502) and stores nothing.
+   * `ScanAuthError` `qr_creation_failed` (502) and stores nothing. The rate limits are checked first
+   * (per device, per client address, the daily QR code budget: B-rate-1…8); over one it throws
+   * `rate_limited` (429, with `retryAfterSeconds`) without calling the platform or storing anything.
    */
-  createScene(input: { deviceId: string }): Promise<CreateSceneResult>
+  createScene(input: CreateSceneInput): Promise<CreateSceneResult>
   /**
    * Answers a device's poll in the decision order of docs/behaviour.md (B-poll-1…5). A pending poll is one read.
-   * An unknown scene throws `ScanAuthError` `scene_not_found` (404).
+   * An unknown scene throws `ScanAuthError` `scene_not_found` (404). Over the scene's poll ceiling
+   * (B-rate-9, counted per instance) it throws `rate_limited` (429) before reading the store.
    */
   getStatus(sceneStr: string): Promise<StatusResult>
   /**

@@ -20,6 +20,12 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   /** The idempotency key was already used for a call with other parameters; nothing was changed. */
   idempotency_conflict: 409,
+  /**
+   * Too many requests: a scene-creation limit (per device, per client address, the daily QR code
+   * budget) or a scene's poll ceiling was reached. `retryAfterSeconds` says when to try again;
+   * nothing was changed and the platform was not called.
+   */
+  rate_limited: 429,
   /** An unexpected failure inside scanauth or its store. */
   internal_error: 500,
   /**
@@ -54,11 +60,17 @@ export class ScanAuthError extends Error {
   readonly code: ScanAuthErrorCode
   /** HTTP status for this code. */
   readonly status: number
+  /**
+   * For `rate_limited`: whole seconds (at least 1) until the limit that refused the call lets a call
+   * through again; the HTTP handler sends it as `Retry-After`. `undefined` for every other code.
+   */
+  readonly retryAfterSeconds: number | undefined
 
-  constructor(code: ScanAuthErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options)
+  constructor(code: ScanAuthErrorCode, message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
+    super(message, options !== undefined && 'cause' in options ? { cause: options.cause } : undefined)
     this.name = 'ScanAuthError'
     this.code = code
     this.status = ERROR_STATUS[code]
+    this.retryAfterSeconds = options?.retryAfterSeconds
   }
 }

@@ -12,6 +12,7 @@
 export { createScanAuth } from './service'
 export type {
   ScanAuth,
+  CreateSceneInput,
   CreateSceneResult,
   StatusResult,
   ScanInput,
@@ -26,8 +27,9 @@ export type {
   LedgerList,
   RevokeInput,
 } from './api'
-export type { ScanAuthOptions, ScanAuthHooks } from './options'
 export { MAX_WAIT_MS, type WaitOptions } from './scene-waiters'
+export type { ScanAuthOptions, ScanAuthHooks, RateLimitOptions } from './options'
+export type { WindowLimit } from './rules/rate-limits'
 export type { ScanEvent, ActivationEvent } from './hooks'
 export type { QrProvider, QrRequest, QrCode } from './qr'
 export type { Authorization, AuthorizationSummary, LedgerEntry, UserInfo } from './views'

@@ -86,6 +86,7 @@ export class MemoryStore implements Store {
   private readonly ledgerByUser = new Map<number, LedgerEntryRecord[]>()
   private readonly idempotency = new Map<string, IdempotencyRecord>()
   private readonly sceneListeners = new Set<SceneChangeListener>()
+  private readonly counters = new Map<string, { count: number; expiresAt: number }>()
   private readonly lastId = { scene: 0, user: 0, authorization: 0, session: 0, ledger: 0 }
 
   async load(query: LoadQuery): Promise<LoadResult> {
@@ -192,17 +193,32 @@ export class MemoryStore implements Store {
     return ended
   }
 
+  async incrementCounter(key: string, expiresAt: number, now: number): Promise<number> {
+    const counter = this.counters.get(key)
+    if (counter === undefined || counter.expiresAt <= now) {
+      this.counters.set(key, { count: 1, expiresAt })
+      return 1
+    }
+    return ++counter.count
+  }
+
+  async deleteCounter(key: string): Promise<void> {
+    this.counters.delete(key)
+  }
+
   /**
    * Deletes scenes and sessions whose expiry passed more than `retentionMs` (default 0) before `now`
    * (default `Date.now()`; pass the service's clock) (an
-   * authorized scene only once its latest session has expired too). Users, authorizations, the
-   * ledger and idempotency keys are never deleted. Returns how many records were removed.
+   * authorized scene only once its latest session has expired too), and counters whose expiry
+   * passed. Users, authorizations, the ledger and idempotency keys are never deleted. Returns how
+   * many scenes and sessions were removed.
    */
   purgeExpired(options: { now?: number; retentionMs?: number } = {}): PurgeCount {
     const { now = Date.now(), retentionMs = 0 } = options
     const cutoff = now - retentionMs
     let scenes = 0
     let sessions = 0
+    for (const [key, counter] of this.counters) if (counter.expiresAt <= cutoff) this.counters.delete(key)
     for (const [key, scene] of this.scenes) {
       // An authorized scene keeps answering polls while its session lives: it goes with the session.
       const sessionEnd = this.latestSessionByScene.get(scene.id)?.expiresAt ?? 0

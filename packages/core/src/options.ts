@@ -8,13 +8,40 @@ import { ScanAuthError } from './errors'
 import type { QrProvider } from './qr'
 import type { Store } from './store'
 import type { ScanEvent, ActivationEvent } from './hooks'
+import type { WindowLimit } from './rules/rate-limits'
 
 const hasMethods = (...names: string[]) => (value: unknown) =>
   typeof value === 'object' && value !== null && names.every((n) => typeof (value as Record<string, unknown>)[n] === 'function')
 
+/** A window of at most one day: longer ones would hold a refused device or address out for days. */
+const windowLimit = z.strictObject({
+  limit: z.number().int().positive().max(1_000_000_000),
+  windowSeconds: z.number().int().positive().max(86_400),
+})
+
+/**
+ * The defaults of `rateLimits` (docs/behaviour.md, B-rate-4…6, B-rate-9). A device needs a new code
+ * once per scene lifetime or when a person asks, so 10 a minute is generous; 30 a minute leaves room
+ * for a few devices behind one NAT; 90 000 a day stays under WeChat's 100 000 so that other uses of
+ * the account's quota keep some; 120 polls a minute is twice what a device polling every second makes.
+ */
+export const DEFAULT_RATE_LIMITS = {
+  perDevice: { limit: 10, windowSeconds: 60 },
+  perAddress: { limit: 30, windowSeconds: 60 },
+  dailyQrBudget: 90_000,
+  statusPollsPerScene: { limit: 120, windowSeconds: 60 },
+} as const satisfies Required<RateLimitOptions>
+
+const rateLimitsSchema = z.strictObject({
+  perDevice: z.union([windowLimit, z.literal(false)]).default(DEFAULT_RATE_LIMITS.perDevice),
+  perAddress: z.union([windowLimit, z.literal(false)]).default(DEFAULT_RATE_LIMITS.perAddress),
+  dailyQrBudget: z.union([z.number().int().positive().max(1_000_000_000), z.literal(false)]).default(DEFAULT_RATE_LIMITS.dailyQrBudget),
+  statusPollsPerScene: z.union([windowLimit, z.literal(false)]).default(DEFAULT_RATE_LIMITS.statusPollsPerScene),
+})
+
 const optionsSchema = z.object({
-  store: z.custom<Store>(hasMethods('load', 'commit', 'listLedger', 'endSessions', 'watchScenes'), {
-    error: 'store must implement load(), commit(), listLedger(), endSessions() and watchScenes()',
+  store: z.custom<Store>(hasMethods('load', 'commit', 'listLedger', 'endSessions', 'incrementCounter', 'deleteCounter', 'watchScenes'), {
+    error: 'store must implement load(), commit(), listLedger(), endSessions(), incrementCounter(), deleteCounter() and watchScenes()',
   }),
   qr: z.custom<QrProvider>(hasMethods('createQr'), { error: 'qr must implement createQr()' }),
   sceneTtlSeconds: z.number().int().positive().max(2_592_000).default(300),
@@ -23,6 +50,8 @@ const optionsSchema = z.object({
   freeTrialDays: z.number().positive().max(100 * 365.25).default(7),
   now: z.custom<() => number>((v) => typeof v === 'function', { error: 'now must be a function' }).default(() => Date.now),
   hooks: z.custom<ScanAuthHooks>((v) => typeof v === 'object' && v !== null, { error: 'hooks must be an object' }).default(() => ({})),
+  // `prefault`: an absent `rateLimits` is parsed as `{}`, so each limit gets its own default.
+  rateLimits: rateLimitsSchema.prefault({}),
 })
 
 /** Optional callbacks for logging and metrics, called after a change is committed. */
@@ -51,6 +80,33 @@ export interface ScanAuthOptions {
   now?: () => number
   /** Optional callbacks. */
   hooks?: ScanAuthHooks
+  /**
+   * Limits on the unauthenticated routes (docs/security.md, docs/behaviour.md B-rate-1…9). On by
+   * default; each one can be set or turned off with `false`.
+   */
+  rateLimits?: RateLimitOptions
+}
+
+/**
+ * The rate limits of `createScanAuth` (docs/behaviour.md, B-rate-1…9). Scene creation counts in the
+ * store, so every instance over one store shares the counts; the poll ceiling counts in each
+ * instance's memory, so a pending poll stays one store read.
+ */
+export interface RateLimitOptions {
+  /** Scenes per `deviceId`. Default 10 per 60 s; `false` turns it off. */
+  perDevice?: WindowLimit | false
+  /**
+   * Scenes per client address (`createScene`'s `clientAddress`; an IPv6 address counts as its /64).
+   * Default 30 per 60 s; `false` turns it off. A call without an address is not counted here.
+   */
+  perAddress?: WindowLimit | false
+  /**
+   * QR codes the account may create per UTC day, across every instance. Default 90 000 (WeChat
+   * allows 100 000 temporary codes a day per account); `false` turns it off.
+   */
+  dailyQrBudget?: number | false
+  /** Polls (`getStatus`) per scene, counted per instance. Default 120 per 60 s; `false` turns it off. */
+  statusPollsPerScene?: WindowLimit | false
 }
 
 /** Options after parsing: every default filled in. */

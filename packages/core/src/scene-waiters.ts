@@ -130,7 +130,6 @@ export function createSceneWaiters(deps: WaiterDeps): SceneWaiters {
           watched.set(sceneStr, scene)
         }
         const mine = scene
-        let timer: NodeJS.Timeout | undefined
         let settled = false
         const waiter: Waiter = {
           settle(outcome) {
@@ -146,7 +145,8 @@ export function createSceneWaiters(deps: WaiterDeps): SceneWaiters {
         }
         const onAbort = () => waiter.settle({ ok: false, error: signal?.reason })
         // At the end of the wait, the answer as it is then (pending, unless a change was missed).
-        timer = setTimeout(() => {
+        // (Declared after `waiter`, whose settle() clears it: nothing can settle before this line.)
+        const timer = setTimeout(() => {
           deps.readStatus(sceneStr).then(
             ({ status }) => waiter.settle({ ok: true, status }),
             (error: unknown) => waiter.settle({ ok: false, error }),

@@ -15,6 +15,8 @@ import { planScan } from './operations/scan'
 import { planVerifySession, isLiveSession } from './operations/session'
 import type { Lifetimes } from './operations/settings'
 import { resolveOptions, type ScanAuthOptions } from './options'
+import { createPollCeiling } from './poll-ceiling'
+import { createSceneLimiter } from './rate-limiter'
 import { newSceneStr, newSessionToken, SCENE_STR_PATTERN } from './random'
 import type { SceneRecord } from './records'
 import { newScene } from './rules/scene'
@@ -48,6 +50,9 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     freeTrialMs: Math.round(config.freeTrialDays * DAY),
   }
   const commitLoop = makeCommitLoop(store, config)
+  const limitScene = createSceneLimiter(store, config.rateLimits, now)
+  const { statusPollsPerScene } = config.rateLimits
+  const countPoll = statusPollsPerScene === false ? null : createPollCeiling(statusPollsPerScene)
 
   /** The scene by its scene_str, or `scene_not_found` (404). */
   async function loadScene(sceneStr: string): Promise<SceneRecord> {
@@ -81,7 +86,9 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
 
   return {
     async createScene(input) {
-      const { deviceId } = parseInput(createSceneInput, input)
+      const { deviceId, clientAddress } = parseInput(createSceneInput, input)
+      // Before the platform is asked: a refused call spends no quota and stores nothing (B-rate-1).
+      await limitScene({ deviceId, clientAddress })
       const sceneStr = newSceneStr()
       let url: string
       try {
@@ -98,10 +105,18 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     },
 
     async getStatus(sceneStr) {
+      if (typeof sceneStr === 'string' && SCENE_STR_PATTERN.test(sceneStr)) {
+        // In memory, before the read: the ceiling adds no store round trip to a pending poll (B-rate-9).
+        countPoll?.(sceneStr, now())
+      }
       return (await readStatus(sceneStr)).status
     },
 
-    waitForStatus: (sceneStr, options) => waiters.wait(sceneStr, options),
+    async waitForStatus(sceneStr, options) {
+      // A long poll counts against the ceiling like a poll (B-rate-9); the waiters' own reads do not.
+      if (typeof sceneStr === 'string' && SCENE_STR_PATTERN.test(sceneStr)) countPoll?.(sceneStr, now())
+      return waiters.wait(sceneStr, options)
+    },
 
     async handleScan(input) {
       const { sceneStr, openid } = parseInput(scanInput, input)

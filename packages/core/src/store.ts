@@ -297,6 +297,17 @@ export interface Store {
    * has none.
    */
   watchScenes(listener: SceneChangeListener): () => void
+  /**
+   * Adds one to the counter `key` and returns its new value, atomically with respect to every other
+   * call on the same backing data (other processes included). A counter that does not exist, or
+   * whose `expiresAt <= now`, starts again from 0 with this `expiresAt`, so the first call answers 1.
+   * Counters carry no meaning for the store: core builds rate limits on them and
+   * `@scanauth/wechat` its replay and duplicate records. Keys are opaque strings of up to 512
+   * characters. A store may forget a counter once its `expiresAt` has passed (a TTL, a purge).
+   */
+  incrementCounter(key: string, expiresAt: number, now: number): Promise<number>
+  /** Deletes the counter `key`; nothing happens when there is none. */
+  deleteCounter(key: string): Promise<void>
   /** Releases what the store itself opened. Optional; never closes a client the application passed in. */
   close?(): Promise<void>
 }

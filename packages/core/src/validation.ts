@@ -11,13 +11,35 @@ import { ScanAuthError } from './errors'
 // eslint-disable-next-line no-control-regex
 const NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f]*$/
 
-/** A device or platform identifier: 1–128 characters, no control characters. */
+/**
+ * `String.prototype.isWellFormed` (Node 20+). Our `lib` is ES2023, which does not declare it yet.
+ */
+const isWellFormed = (value: string): boolean => (value as string & { isWellFormed(): boolean }).isWellFormed()
+
+/**
+ * A string of well-formed Unicode: no lone UTF-16 surrogate (docs/behaviour.md, D-well-formed). A
+ * lone surrogate cannot be encoded as UTF-8, so each backend would store something else (Redis
+ * writes U+FFFD): two different inputs would become one record, and what is read back would differ
+ * from what was sent. Refused up front, it never reaches a store.
+ */
+export function wellFormedString(field: string) {
+  return z
+    .string({ error: `${field} must be a string` })
+    .refine(isWellFormed, { error: `${field} must be well-formed Unicode (no lone surrogates)` })
+}
+
+/**
+ * A device or platform identifier (docs/behaviour.md, D-identifiers): 1–128 characters (code points,
+ * as zod counts them: 128 emoji pass, at 256 UTF-16 units), no control characters, well-formed
+ * (D-well-formed).
+ */
 export function identifier(field: string) {
   return z
     .string({ error: `${field} must be a string` })
     .min(1, { error: `${field} must not be empty` })
     .max(128, { error: `${field} must be at most 128 characters` })
     .regex(NO_CONTROL, { error: `${field} must not contain control characters` })
+    .refine(isWellFormed, { error: `${field} must be well-formed Unicode (no lone surrogates)` })
 }
 
 const positiveInt = (field: string, max = Number.MAX_SAFE_INTEGER) =>
@@ -30,10 +52,13 @@ const positiveInt = (field: string, max = Number.MAX_SAFE_INTEGER) =>
 /** The longest time authorization: 100 years, so every end time stays a valid date. */
 export const MAX_DURATION_SECONDS = 100 * 365.25 * 24 * 3600
 
-export const createSceneInput = z.object({ deviceId: identifier('device_id') })
+// The client address is supplied by the framework (Express `req.ip`, Koa `ctx.ip`), not by the client,
+// but behind a trusted proxy it comes from a header: the same limits as an identifier (B-rate-5).
+export const createSceneInput = z.object({ deviceId: identifier('device_id'), clientAddress: identifier('clientAddress').optional() })
 
 export const scanInput = z.object({
-  // Any string: one that cannot be a scene_str (over-long ones too) is an `invalid` scan, not an error.
+  // Any string: one that cannot be a scene_str (over-long or ill-formed ones too) is an `invalid`
+  // scan, not an error (docs/behaviour.md, D-scan-string); it never reaches a store.
   sceneStr: z.string({ error: 'scene_str must be a string' }),
   openid: identifier('openid'),
 })
@@ -55,7 +80,8 @@ export const grantInput = z.intersection(
 )
 
 export const consumeInput = z.object({
-  sessionToken: z.string({ error: 'sessionToken must be a string' }),
+  // No token we issue is ill-formed; refused like every other input (D-well-formed) rather than looked up.
+  sessionToken: wellFormedString('sessionToken'),
   points: positiveInt('points').default(1),
   idempotencyKey,
 })
@@ -76,7 +102,7 @@ export const ledgerPage = z.object({
 
 export const revokeInput = z.object({
   authorizationId: positiveInt('authorizationId'),
-  reason: z.string({ error: 'reason must be a string' }).min(1, { error: 'reason must not be empty' }).max(500, { error: 'reason must be at most 500 characters' }).optional(),
+  reason: wellFormedString('reason').min(1, { error: 'reason must not be empty' }).max(500, { error: 'reason must be at most 500 characters' }).optional(),
 })
 
 /** Parses `value` with `schema`, or throws `invalid_request` with the first problem as its message. */

@@ -164,7 +164,7 @@ describe('createFetchHandler on Hono', () => {
   it('hides a failing store behind 500 {detail: Internal error} and reports it to onError with the Request', async () => {
     const failure = new Error('disk on fire')
     const fail = () => Promise.reject(failure)
-    const broken = createScanAuth({ store: { load: fail, commit: fail, listLedger: fail, endSessions: fail, watchScenes: () => () => undefined }, qr, now: clock.now })
+    const broken = createScanAuth({ store: { load: fail, commit: fail, listLedger: fail, endSessions: fail, incrementCounter: fail, deleteCounter: fail, watchScenes: () => () => undefined }, qr, now: clock.now })
     const reported: Array<{ error: unknown; request: Request }> = []
     const url = await serveApp(honoApp(broken, { onError: (error, request) => void reported.push({ error, request }) }))
     const res = await fetch(`${url}/auth/status?scene=${UNKNOWN_SCENE}`).then(read)

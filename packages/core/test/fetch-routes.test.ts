@@ -11,7 +11,7 @@ const serveApp = honoServerPerTest()
 /** A store whose backend is gone: every call rejects, as a closed database does. */
 async function failingStore(): Promise<Store> {
   const gone = () => Promise.reject(new Error('the database connection is closed'))
-  return { load: gone, commit: gone, listLedger: gone, endSessions: gone, watchScenes: () => () => undefined }
+  return { load: gone, commit: gone, listLedger: gone, endSessions: gone, incrementCounter: gone, deleteCounter: gone, watchScenes: () => () => undefined }
 }
 
 describeHttpRoutes(

@@ -224,6 +224,8 @@ describe('routing', () => {
         listLedger: () => Promise.reject(new Error('disk on fire')),
         endSessions: () => Promise.reject(new Error('disk on fire')),
         watchScenes: () => () => {},
+        incrementCounter: () => Promise.reject(new Error('disk on fire')),
+        deleteCounter: () => Promise.reject(new Error('disk on fire')),
       },
       qr,
       now: clock.now,

@@ -88,6 +88,8 @@ describe('the pending poll', () => {
       listLedger: (q) => inner.listLedger(q),
       endSessions: (s, at) => inner.endSessions(s, at),
       watchScenes: (listener) => inner.watchScenes(listener),
+      incrementCounter: (key, expiresAt, now) => inner.incrementCounter(key, expiresAt, now),
+      deleteCounter: (key) => inner.deleteCounter(key),
     }
     const auth = createScanAuth({ store: counted, qr: new RecordingQrProvider() })
     const { sceneStr } = await auth.createScene({ deviceId: 'd' })
@@ -108,6 +110,8 @@ describe('conflicts', () => {
       listLedger: (q) => inner.listLedger(q),
       endSessions: (s, at) => inner.endSessions(s, at),
       watchScenes: (listener) => inner.watchScenes(listener),
+      incrementCounter: (key, expiresAt, now) => inner.incrementCounter(key, expiresAt, now),
+      deleteCounter: (key) => inner.deleteCounter(key),
     }
     const auth = createScanAuth({ store: alwaysLosing, qr: new RecordingQrProvider() })
     const { sceneStr } = await auth.createScene({ deviceId: 'd' })

@@ -63,7 +63,8 @@ export function scanAuthRouter(auth: ScanAuth, options: ScanAuthRouterOptions = 
       const query = req.query
       // The long poll and the event stream end when the client goes away (B-wait-4); nothing else waits.
       const signal = mayWait(req.path, query) ? clientGoneSignal(res) : undefined
-      const request = { method: req.method, path: req.path, query, headers: req.headers, signal }
+      // `req.ip` follows X-Forwarded-For only as far as `app.set('trust proxy', …)` allows.
+      const request = { method: req.method, path: req.path, query, headers: req.headers, signal, clientAddress: req.ip }
       const response = await handle({ ...request, body: reads ? await bodyOf(req, maxBodyBytes) : undefined })
       if (response === undefined) return next()
       // Nobody is left to read the answer of a wait the client abandoned.

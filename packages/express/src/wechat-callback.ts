@@ -2,9 +2,14 @@
  * `wechatCallbackMiddleware`: the WeChat callback of `@scanauth/wechat` as Express middleware.
  *
  * The callback needs the raw XML body to check it. It reads the body itself, so a global
- * `express.json()` does not get in its way; mount it before any global XML or text parser, or use
- * `express.raw({ type: '*\/*' })` / `express.text()` on its route (a string or Buffer in `req.body`
- * or `req.rawBody` is used as is).
+ * `express.json()` does not get in its way for WeChat's own `text/xml` pushes; mount it before any
+ * global XML or text parser, or use `express.raw({ type: '*\/*' })` / `express.text()` on its route
+ * (a string or Buffer in `req.body` or `req.rawBody` is used as is).
+ *
+ * Whatever body it finds goes to the callback, which checks the signature first and then refuses a
+ * body it cannot use with a 4xx: a JSON request that `express.json()` turned into an object is a
+ * 415, not an error (docs/behaviour.md B-wx-3). So no input makes this middleware call
+ * `next(error)`; only a callback that broke its promise never to throw would.
  *
  * @module
  */
@@ -29,18 +34,25 @@ const DEFAULT_MAX_BODY_BYTES = 64 * 1024
  *
  * @example
  * ```ts
- * app.use('/wechat/callback', wechatCallbackMiddleware(createWechatCallback({ auth, appId, token, encodingAESKey })))
+ * app.use('/wechat/callback', wechatCallbackMiddleware(createWechatCallback({ auth, store, appId, token, encodingAESKey })))
  * ```
  */
 export function wechatCallbackMiddleware(callback: WechatCallback, options: WechatCallbackMiddlewareOptions = {}): RequestHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   return async (req, res, next) => {
+    let body: unknown
     try {
-      const body = await bodyOf(req, maxBodyBytes)
-      if (body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body)) {
-        throw new Error('wechatCallbackMiddleware needs the raw body: mount it before a global XML/text parser, or use express.raw() on its route')
-      }
-      if (body !== undefined && Buffer.byteLength(body) > maxBodyBytes) return void res.status(413).type('text').send('Request body is too large')
+      body = await bodyOf(req, maxBodyBytes)
+    } catch {
+      // The client broke the body off: nothing usable arrived, and nothing is wrong with the app.
+      if (!res.headersSent) res.status(400).type('text').send('the request body could not be read')
+      return
+    }
+    if ((typeof body === 'string' || Buffer.isBuffer(body)) && Buffer.byteLength(body) > maxBodyBytes) {
+      return void res.status(413).type('text').send('Request body is too large')
+    }
+    try {
+      // A parsed object goes on too: the callback answers it 415 once the signature is checked (B-wx-3).
       const response = await callback({ method: req.method, query: firstQueryValues(req.query), body: body ?? '' })
       res.status(response.status).set(response.headers ?? {}).send(response.body)
     } catch (error) {

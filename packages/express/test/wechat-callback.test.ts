@@ -1,7 +1,8 @@
 // wechatCallbackMiddleware over real sockets with the real callback and service: a push is processed
-// only when its raw body arrives intact, whatever body parser the app has.
-import { describe, expect, it } from 'vitest'
-import express from 'express'
+// only when its raw body arrives intact, whatever body parser the app has; a body it cannot use is a
+// 4xx from the callback, never an error for the app.
+import { describe, expect, it, vi } from 'vitest'
+import express, { type ErrorRequestHandler } from 'express'
 import { serverPerTest } from '@scanauth/testkit'
 import { wechatCallbackMiddleware } from '../src/index'
 import { realCallback } from './support/fixtures'
@@ -36,15 +37,43 @@ describe('wechatCallbackMiddleware', () => {
     expect(await wechat.scanned()).toBe(true)
   })
 
-  it('refuses a body a parser turned into an object, and one that is too large', async () => {
+  it('answers a JSON request after express.json() with a 4xx, never an error: 401 unsigned, 415 signed (B-wx-3)', async () => {
     const wechat = await realCallback()
     const app = express()
     app.use(express.json())
+    app.use(express.urlencoded())
+    app.use('/wechat/callback', wechatCallbackMiddleware(wechat.callback))
+    const errors: unknown[] = []
+    app.use(((error, _req, res, _next) => {
+      errors.push(error)
+      res.status(500).send('app error handler')
+    }) satisfies ErrorRequestHandler)
+    const url = await serve(app)
+    const logged = vi.spyOn(console, 'error')
+    try {
+      const post = async (query: string, type: string, body: string) => {
+        const res = await fetch(`${url}/wechat/callback${query}`, { method: 'POST', headers: { 'content-type': type }, body })
+        return [res.status, await res.text()]
+      }
+      expect(await post('', 'application/json', '{"a":1}')).toEqual([401, 'signature, timestamp and nonce are required'])
+      expect((await post(`?${wechat.pushQuery()}`, 'application/json', '{"a":1}'))[0]).toBe(415)
+      expect((await post(`?${wechat.pushQuery()}`, 'application/json', '[1,2]'))[0]).toBe(415)
+      expect((await post(`?${wechat.pushQuery()}`, 'application/x-www-form-urlencoded', 'a=1'))[0]).toBe(415)
+      // JSON text the parser left alone (another content type) is refused by the callback too.
+      expect((await post(`?${wechat.pushQuery()}`, 'text/plain', '{"a":1}'))[0]).toBe(415)
+      expect(errors).toEqual([])
+      expect(logged).not.toHaveBeenCalled()
+    } finally {
+      logged.mockRestore()
+    }
+    expect(await wechat.scanned()).toBe(false)
+  })
+
+  it('refuses a body that is too large', async () => {
+    const wechat = await realCallback()
+    const app = express()
     app.use('/wechat/callback', wechatCallbackMiddleware(wechat.callback, { maxBodyBytes: 100 }))
     const url = await serve(app)
-    const parsed = await fetch(`${url}/wechat/callback?${wechat.pushQuery()}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' })
-    expect(parsed.status).toBe(500)
-    await parsed.text()
     const big = await fetch(`${url}/wechat/callback?${wechat.pushQuery()}`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: wechat.xml })
     expect(big.status).toBe(413)
     await big.text()

@@ -57,7 +57,8 @@ export function scanAuthMiddleware(auth: ScanAuth, options: ScanAuthMiddlewareOp
     const query = ctx.query
     // The long poll and the event stream end when the client goes away (B-wait-4); nothing else waits.
     const signal = mayWait(ctx.path, query) ? clientGoneSignal(ctx.res) : undefined
-    const response = await handle({ method: ctx.method, path: ctx.path, query, headers: ctx.headers, body, signal })
+    // `ctx.ip` follows X-Forwarded-For only when `app.proxy` is true.
+    const response = await handle({ method: ctx.method, path: ctx.path, query, headers: ctx.headers, body, signal, clientAddress: ctx.ip })
     if (response === undefined) return next()
     if (response.events !== undefined) return sendEvents(ctx, response, response.events)
     if (response.body === undefined) {

@@ -1,6 +1,10 @@
 /**
  * `wechatCallbackMiddleware`: the WeChat callback of `@scanauth/wechat` as Koa middleware.
  *
+ * Whatever body it finds goes to the callback (the raw body, or what a parser left), which checks the
+ * signature first and then refuses a body it cannot use with a 4xx, e.g. a JSON request read by
+ * `@koa/bodyparser` is a 415 (docs/behaviour.md B-wx-3). No input makes this middleware throw.
+ *
  * @module
  */
 import type { Context, Middleware, Next } from 'koa'
@@ -27,7 +31,7 @@ const DEFAULT_MAX_BODY_BYTES = 64 * 1024
  *
  * @example
  * ```ts
- * app.use(wechatCallbackMiddleware(createWechatCallback({ auth, appId, token, encodingAESKey }), { path: '/wechat/callback' }))
+ * app.use(wechatCallbackMiddleware(createWechatCallback({ auth, store, appId, token, encodingAESKey }), { path: '/wechat/callback' }))
  * ```
  */
 export function wechatCallbackMiddleware(callback: WechatCallback, options: WechatCallbackMiddlewareOptions = {}): Middleware {
@@ -35,14 +39,27 @@ export function wechatCallbackMiddleware(callback: WechatCallback, options: Wech
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   return async (ctx: Context, next: Next) => {
     if (ctx.path !== path) return next()
-    const body = await bodyOf(ctx, maxBodyBytes, true)
-    if (body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body)) {
-      ctx.throw(500, 'wechatCallbackMiddleware needs the raw body: mount it before a parser that keeps no rawBody')
+    let body: unknown
+    try {
+      body = await bodyOf(ctx, maxBodyBytes, true)
+    } catch {
+      // The client broke the body off: nothing usable arrived, and nothing is wrong with the app.
+      return answer(ctx, 400, 'the request body could not be read')
     }
-    if (body !== undefined && Buffer.byteLength(body) > maxBodyBytes) ctx.throw(413, 'Request body is too large')
+    if ((typeof body === 'string' || Buffer.isBuffer(body)) && Buffer.byteLength(body) > maxBodyBytes) {
+      return answer(ctx, 413, 'Request body is too large')
+    }
+    // A parsed object goes on too: the callback answers it 415 once the signature is checked (B-wx-3).
     const response = await callback({ method: ctx.method, query: firstQueryValues(ctx.query), body: body ?? '' })
     ctx.status = response.status
     ctx.set(response.headers ?? {})
     ctx.body = response.body
   }
+}
+
+/** A plain-text refusal, set directly rather than thrown, so Koa's error event never fires for input. */
+function answer(ctx: Context, status: number, text: string): void {
+  ctx.status = status
+  ctx.type = 'text/plain; charset=utf-8'
+  ctx.body = text
 }

@@ -10,7 +10,9 @@
  * - a pending scene: its lifetime plus the grace, so a late poll still answers `expired`;
  * - an authorized scene: as long as its session plus the grace, so polls keep answering `authorized`;
  * - a session and its scene's latest-session pointer: the session lifetime plus the grace;
- * - users and authorizations: never.
+ * - users and authorizations: never;
+ * - a counter: `expiresAt − now` of the increment that started it, without grace (the script
+ *   decides restarts from the stored `expiresAt`, so the TTL only frees memory).
  *
  * @module
  */
@@ -29,6 +31,19 @@ export const KEEP_TTL: TtlArg = 'keep'
 
 /** No TTL (`SET` without expiry). */
 export const NO_TTL: TtlArg = ''
+
+/**
+ * The TTL of a counter that starts now (`Store.incrementCounter`): `expiresAt − now` in whole
+ * milliseconds, rounded up, without grace (the script compares the stored `expiresAt` with `now`
+ * itself, so the TTL only frees a dead counter's memory). At least 1 ms (never `PX 0`: an expiry
+ * already passed stores a counter that lives a moment and is dead anyway), {@link NO_TTL} when
+ * not finite or beyond {@link MAX_TTL_MS}.
+ */
+export function counterTtl(expiresAt: number, now: number): TtlArg {
+  const ttl = Math.ceil(expiresAt - now)
+  if (Number.isNaN(ttl) || ttl > MAX_TTL_MS) return NO_TTL
+  return String(Math.max(ttl, 1))
+}
 
 /**
  * The TTL, in whole milliseconds, for a record whose deadline is `deadline` when the change set was

@@ -19,6 +19,7 @@
  * | `<p>ls:<sceneId>`         | string | the token of the scene's latest session               |
  * | `<p>r:<commitId>`         | string | a commit's receipt (its reply), so a resent commit is not applied twice |
  * | `<p>scenes`               | channel | not a key: the commit script publishes the `scene_str` of every scene it writes |
+ * | `<p>c:<key>`              | string | a counter (`Store.incrementCounter`): `count\|expiresAt`, TTL `expiresAt − now` from its start |
  *
  * A user load reads the user, its active set and the head of its queue (`ZRANGE 0 0`), then those
  * records from `<p>a` (`HMGET`): the same few commands however long the queue or the history is.
@@ -138,6 +139,15 @@ export class Keys {
    */
   get sceneChannel(): string {
     return `${this.prefix}scenes`
+  }
+
+  /**
+   * A counter, by the caller's key (`Store.incrementCounter`: rate-limit windows, replay and
+   * duplicate records). The key follows the prefix, so a `{` or `}` in it never moves the counter
+   * out of the prefix's hash slot: Redis hashes the first tag, the prefix's.
+   */
+  counter(key: string): string {
+    return `${this.prefix}c:${key}`
   }
 
   /** A SCAN `MATCH` pattern for every key under the prefix (glob characters in the prefix escaped). */

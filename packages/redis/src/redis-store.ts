@@ -6,7 +6,8 @@
  *   whatever the length of its queue (its active authorizations and the head of the queue).
  * - A commit is one Lua script that checks the change set's expectations and applies its writes
  *   atomically on the server, so commits from any number of processes serialize per key.
- * - `listLedger` is one ZRANGEBYSCORE; `endSessions` one script run.
+ * - `listLedger` is one ZRANGEBYSCORE; `endSessions` one script run; `incrementCounter` one script
+ *   run (`scripts/counter.ts`), `deleteCounter` one DEL.
  * - Scenes and sessions expire by relative TTLs derived from their own times (`expiry.ts`); users,
  *   authorizations, ledger entries and idempotency records never expire.
  * - `watchScenes` listens to what the commit script publishes, on one subscriber connection held
@@ -31,12 +32,14 @@ import { decodeLedgerEntry } from './codec-entitlements'
 import { commitArgs, parseCommitReply } from './commit-args'
 import { nextCommitId } from './commit-id'
 import { num } from './codec'
-import { MIN_TTL_MS, relativeTtl } from './expiry'
+import { counterTtl, MIN_TTL_MS, relativeTtl } from './expiry'
 import { Keys } from './keys'
+import { describeReply, RedisStoreError } from './errors'
 import { decodeAuthorizationReply, decodeLoadReply, decodeStrings, EMPTY_LOAD, loadArgs, planLoad } from './load'
 import { resolveOptions, type RedisStoreOptions } from './options'
 import { SceneSubscription } from './scene-subscription'
 import { COMMIT_SCRIPT } from './scripts/commit'
+import { COUNTER_SCRIPT } from './scripts/counter'
 import { END_SESSIONS_SCRIPT } from './scripts/end-sessions'
 import { LOAD_SCRIPT } from './scripts/load'
 import { LuaScript, type ScriptClient } from './scripts/lua-script'
@@ -45,12 +48,14 @@ import { LuaScript, type ScriptClient } from './scripts/lua-script'
 const commitScript = new LuaScript(COMMIT_SCRIPT)
 const loadScript = new LuaScript(LOAD_SCRIPT)
 const endSessionsScript = new LuaScript(END_SESSIONS_SCRIPT)
+const counterScript = new LuaScript(COUNTER_SCRIPT)
 
 /** The commands the store sends besides the scripts (both ioredis `Redis` and `Cluster` have them). */
 type StoreClient = ScriptClient & {
   get(key: string): Promise<string | null>
   mget(...keys: string[]): Promise<Array<string | null>>
   hget(key: string, field: string): Promise<string | null>
+  del(key: string): Promise<number>
   zrangebyscore(key: string, min: string, max: string, limit: 'LIMIT', offset: number, count: number): Promise<string[]>
 }
 
@@ -216,5 +221,27 @@ export class RedisStore implements Store {
    */
   async close(): Promise<void> {
     await this.subscription.close()
+  }
+
+  /**
+   * Adds one to the counter `key` and returns its new value, in one script run (one round trip),
+   * atomic against every other client. The counter lives at `<prefix>c:<key>` as `count|expiresAt`;
+   * it starts again at 1 when it does not exist or its stored `expiresAt <= now` (the injected
+   * clock's times, compared in the script). Its TTL, `expiresAt − now` when it starts, only lets
+   * Redis free a dead counter.
+   *
+   * @throws {@link RedisStoreError} `malformed_record` when the key holds a value this store did not write.
+   */
+  async incrementCounter(key: string, expiresAt: number, now: number): Promise<number> {
+    const counter = this.keys.counter(key)
+    const reply = await counterScript.run(this.client, [counter], [num(expiresAt), num(now), counterTtl(expiresAt, now)])
+    if (typeof reply === 'number') return reply
+    if (reply === null) throw new RedisStoreError('malformed_record', `the counter ${JSON.stringify(counter)} holds a value this store did not write (not count|expiresAt)`)
+    throw new RedisStoreError('unexpected_reply', `the counter script answered ${describeReply(reply)}`)
+  }
+
+  /** Deletes the counter `key` (one DEL of `<prefix>c:<key>`); nothing happens when there is none. */
+  async deleteCounter(key: string): Promise<void> {
+    await this.client.del(this.keys.counter(key))
   }
 }

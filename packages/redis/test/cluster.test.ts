@@ -2,8 +2,8 @@
  * RedisStore on a real three-master Redis Cluster, started on free loopback ports (7101 and up)
  * before the tests and shut down after them: the whole Store contract suite, then what is
  * particular to a Cluster (one slot per prefix, scripts reaching keys they build themselves,
- * NOSCRIPT on the slot's master, prefixes with different tags on different masters, change
- * notification through another client and another process).
+ * NOSCRIPT on the slot's master, prefixes with different tags on different masters, counters in the
+ * prefix's slot, change notification through another client and another process).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Cluster } from 'ioredis'
@@ -66,14 +66,35 @@ describe('RedisStore on a Redis Cluster', () => {
       expect(signedOut).toBe(1)
       const keys = await keysUnder(client, prefix)
       const kinds = new Set(keys.map((k) => k.slice(prefix.length).split(':')[0]))
-      // Every kind of key but the session index `us:`, emptied by the sign-out (so Redis removed it).
-      expect([...kinds].sort()).toEqual(['a', 'aa', 'i', 'l', 'ls', 'o', 'r', 's', 'seq', 't', 'u'])
+      // Every kind of key but the session index `us:`, emptied by the sign-out (so Redis removed it);
+      // `c:` holds the counters of createScene's rate limits.
+      expect([...kinds].sort()).toEqual(['a', 'aa', 'c', 'i', 'l', 'ls', 'o', 'r', 's', 'seq', 't', 'u'])
       const slots = new Set(await Promise.all(keys.map((k) => client.cluster('KEYSLOT', k))))
       expect(slots.size).toBe(1)
       const holders = await Promise.all(client.nodes('master').map(async (node) => (await keysUnder(node, prefix)).length))
       expect(holders.filter((n) => n > 0)).toEqual([keys.length])
       expect(checkInvariants(await dumpRecords(client, prefix))).toEqual([])
     })
+  })
+
+  it('keeps counters in the prefix slot, braces in their keys notwithstanding, and counts atomically from two clients', async () => {
+    const prefix = testPrefix()
+    const other = cluster.connect()
+    try {
+      await withStore(prefix, async (store, client) => {
+        const peer = new RedisStore({ client: other, keyPrefix: prefix })
+        const now = Date.parse('2026-01-01T00:00:00.000Z')
+        const key = 'wx:event:{not-the-tag}:😀'
+        const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? store : peer).incrementCounter(key, now + 60_000, now)))
+        expect([...answers].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+        const [seqSlot, counterSlot] = await Promise.all([store.keys.seq, store.keys.counter(key)].map((k) => client.cluster('KEYSLOT', k)))
+        expect(counterSlot).toBe(seqSlot)
+        await peer.deleteCounter(key)
+        expect(await store.incrementCounter(key, now + 60_000, now)).toBe(1)
+      })
+    } finally {
+      await other.quit()
+    }
   })
 
   it('survives SCRIPT FLUSH on every master', async () => {

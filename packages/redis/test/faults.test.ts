@@ -98,7 +98,7 @@ describe('connections killed under load', () => {
     const payers = ['payer-0', 'payer-1', 'payer-2', 'payer-3']
     for (const openid of payers) await setup.grant({ openid, type: 'points', points: 40 })
     const tokens = await Promise.all(payers.map((openid) => sessionFor(setup, openid)))
-    const scenes = await Promise.all(Array.from({ length: 30 }, async () => (await setup.createScene({ deviceId: 'dev' })).sceneStr))
+    const scenes = await Promise.all(Array.from({ length: 30 }, async (_, i) => (await setup.createScene({ deviceId: `dev-${i}` })).sceneStr))
 
     const tally = lanes.map(() => ({ ok: 0, failed: 0 }))
     const pointsSpent = new Map<string, { ok: number; failed: number }>(payers.map((p) => [p, { ok: 0, failed: 0 }]))

@@ -3,7 +3,7 @@
  * `createScanAuth` (`support/worker.ts`), drive the same data at the same time: concurrent scans
  * of the same scenes by new openids that recur over many scenes, point grants to the same new
  * openids, concurrent consumes of the same sessions, grants repeating one idempotency key, and a
- * revocation racing consumption. Afterwards every invariant (the ledger against the
+ * revocation racing consumption; and one counter incremented from every process. Afterwards every invariant (the ledger against the
  * authorizations included) and the user indexes are checked on the records read straight from
  * Redis, with explicit counts, and the operation counts are reported.
  */
@@ -27,6 +27,7 @@ const CONSUMES_EACH = 48 // per payer per process
 const LANES_EACH = 2 // concurrent consumers per payer per process
 const KEYED_GRANTS = [13, 13, 12, 12] // per process: 50 grants with one idempotency key
 const RACE_CONSUMES = 24 // per process, 2 points each, racing one revocation
+const INCREMENTS = 250 // per process, of one counter
 
 const workerPath = fileURLToPath(new URL('./support/worker.ts', import.meta.url))
 const packageDir = fileURLToPath(new URL('..', import.meta.url))
@@ -114,7 +115,7 @@ describe(`${PROCESSES} processes on one Redis`, () => {
   const dump = (): Promise<StoreSnapshot> => dumpRecords(admin, prefix)
 
   it('concurrent scans of the same scenes by recurring new openids: one processing per scene, one user and one trial per openid', async () => {
-    const scenes = await Promise.all(Array.from({ length: SCENES }, async () => (await setup.createScene({ deviceId: 'tv' })).sceneStr))
+    const scenes = await Promise.all(Array.from({ length: SCENES }, async (_, i) => (await setup.createScene({ deviceId: `tv-${i}` })).sceneStr))
     // Every process scans every scene; for one scene each process uses a different openid, and
     // each openid recurs over many scenes.
     const report = await phase(workers, (w) => ({
@@ -169,7 +170,7 @@ describe(`${PROCESSES} processes on one Redis`, () => {
     // One session per payer; their first scan queues the free trial behind the points.
     const tokens: string[] = []
     for (const openid of PAYERS) {
-      const { sceneStr } = await setup.createScene({ deviceId: 'tv' })
+      const { sceneStr } = await setup.createScene({ deviceId: `tv-of-${openid}` })
       await setup.handleScan({ sceneStr, openid })
       const status = await setup.getStatus(sceneStr)
       if (status.status !== 'authorized') throw new Error(`unexpected ${status.status}`)
@@ -220,7 +221,7 @@ describe(`${PROCESSES} processes on one Redis`, () => {
     // 400 points outlast every consumption, so the revocation always finds them revocable; after
     // it the queued free trial takes over.
     const points = await setup.grant({ openid: 'racer', type: 'points', points: 400 })
-    const { sceneStr } = await setup.createScene({ deviceId: 'tv' })
+    const { sceneStr } = await setup.createScene({ deviceId: 'tv-of-racer' })
     await setup.handleScan({ sceneStr, openid: 'racer' })
     const status = await setup.getStatus(sceneStr)
     if (status.status !== 'authorized') throw new Error(`unexpected ${status.status}`)
@@ -250,5 +251,23 @@ describe(`${PROCESSES} processes on one Redis`, () => {
     const entries = snapshot.ledger.filter((e) => e.authorizationId === points.id)
     expect(-entries.filter((e) => e.kind === 'consume').reduce((sum, e) => sum + e.points, 0)).toBe(2 * onPoints)
     expect(entries.filter((e) => e.kind === 'revoke')).toHaveLength(1)
+  })
+
+  it(`one counter incremented ${INCREMENTS} times by each process at once: it ends at ${PROCESSES * INCREMENTS}, every value answered once`, async () => {
+    const key = 'rl:create:device:across-processes:0'
+    const now = Date.parse('2026-01-01T00:00:00.000Z')
+    const report = await phase(workers, () => ({ phase: 'count', key, expiresAt: now + 60_000, now, count: INCREMENTS, lanes: 4 }))
+    counts.push({ phase: 'one counter', ...report.counts })
+    const values = report.byKey[key] ?? {}
+    expect(Object.keys(values).filter((v) => v.startsWith('error'))).toEqual([])
+    // 1…1000, each answered by exactly one call in one process.
+    expect(Object.keys(values).map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: PROCESSES * INCREMENTS }, (_, i) => i + 1))
+    expect(Object.values(values).every((n) => n === 1)).toBe(true)
+    const counter = admin.pipeline().get(`${prefix}c:${key}`).pttl(`${prefix}c:${key}`)
+    const [[, value], [, ttl]] = (await counter.exec()) as [[null, string], [null, number]]
+    expect(value).toBe(`${PROCESSES * INCREMENTS}|${now + 60_000}`)
+    // The TTL of the first increment (60 s, relative), kept by every later one.
+    expect(ttl).toBeGreaterThan(0)
+    expect(ttl).toBeLessThanOrEqual(60_000)
   })
 })

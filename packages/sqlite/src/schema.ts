@@ -181,8 +181,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX scanauth_sessions_by_user ON scanauth_sessions (user_id, expires_at);
     `,
   },
-  // Version 4 is taken by a migration being written in parallel (issue 12); the gap closes when
-  // the two are merged. migrate() skips any version at or below the file's, so a gap is harmless.
+  {
+    version: 4,
+    name: 'counters: rate limits, replay and duplicate records',
+    // Store.incrementCounter / deleteCounter. Keyed by the caller's key itself (WITHOUT ROWID: one
+    // b-tree, the upsert finds and rewrites the row in it). A row whose expires_at has passed is
+    // dead: the next increment restarts it, and purgeExpired deletes it through the expiry index.
+    sql: `
+      CREATE TABLE scanauth_counters (
+        key        TEXT    PRIMARY KEY,
+        count      INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX scanauth_counters_by_expiry ON scanauth_counters (expires_at);
+    `,
+  },
   {
     version: 5,
     name: 'scene change log for watchScenes',

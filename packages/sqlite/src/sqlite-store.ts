@@ -4,7 +4,8 @@
  * better-sqlite3 is synchronous, so a commit is one `BEGIN IMMEDIATE` transaction that runs from
  * start to end within one call: it takes the file's write lock first (waiting up to the busy
  * timeout), checks every expectation of the change set, applies the writes, and commits. Other
- * connections, in this process or another, see all of it or none of it.
+ * connections, in this process or another, see all of it or none of it. A counter increment is
+ * one upsert statement, atomic on its own.
  *
  * @module
  */
@@ -49,6 +50,8 @@ export interface PurgeResult {
   scenes: number
   /** Sessions deleted. */
   sessions: number
+  /** Counters deleted (their expiry passed, so they were dead already). */
+  counters: number
   /** Transactions it took. */
   batches: number
   /** True when `maxBatches` stopped the purge before everything expired was gone. */
@@ -64,8 +67,8 @@ const CONFLICT_IDEMPOTENCY: CommitResult = Object.freeze({ ok: false, conflict: 
  * one `BEGIN IMMEDIATE` transaction per commit, versions checked inside it). Creates or migrates
  * its tables (all named `scanauth_*`) when constructed; refuses a file written by a newer release.
  *
- * Expired scenes and sessions stay in the file until {@link SqliteStore.purgeExpired} deletes
- * them: call it now and then (see `docs/sqlite.md`).
+ * Expired scenes, sessions and counters stay in the file until {@link SqliteStore.purgeExpired}
+ * deletes them: call it now and then (see `docs/sqlite.md`).
  *
  * {@link SqliteStore.watchScenes} tells of scenes written by any process on the file: at once for
  * this store's own commits, within `changePollMs` (default 25 ms) for the others', through a
@@ -204,21 +207,40 @@ export class SqliteStore implements Store {
   }
 
   /**
+   * Adds one to the counter `key` and returns its new value: one upsert statement (`RETURNING
+   * count`), atomic on its own against every other connection and process. A counter that does not
+   * exist, or whose `expiresAt <= now`, starts again at 1 with this `expiresAt`; a live one keeps
+   * its expiry. Expired counters stay in the file until {@link SqliteStore.purgeExpired}.
+   */
+  async incrementCounter(key: string, expiresAt: number, now: number): Promise<number> {
+    this.assertOpen()
+    return this.statements.incrementCounter.get({ key, expiresAt, now }) as number
+  }
+
+  /** Deletes the counter `key` (one DELETE by primary key); nothing happens when there is none. */
+  async deleteCounter(key: string): Promise<void> {
+    this.assertOpen()
+    this.statements.deleteCounter.run(key)
+  }
+
+  /**
    * Deletes scenes and sessions whose expiry passed more than `retentionMs` before `now`, in
    * batches of short transactions. A scene that was authorized stays as long as its latest session
    * does (the device's poll still needs it); users, authorizations, ledger entries and idempotency
-   * keys are never deleted. The same rule as `MemoryStore.purgeExpired`.
+   * keys are never deleted. The same rule as `MemoryStore.purgeExpired`. Counters whose expiry
+   * passed more than `retentionMs` before `now` go too, in the same batches.
    */
   async purgeExpired(options: PurgeOptions = {}): Promise<PurgeResult> {
     this.assertOpen()
     const { now = Date.now(), retentionMs, batchSize, maxBatches = Number.POSITIVE_INFINITY } = resolvePurgeOptions(options)
     const cutoff = now - retentionMs
     const cursor: PurgeCursor = { expiresAt: Number.NEGATIVE_INFINITY, id: 0, scenesDone: false }
-    const result: PurgeResult = { scenes: 0, sessions: 0, batches: 0, more: false }
+    const result: PurgeResult = { scenes: 0, sessions: 0, counters: 0, batches: 0, more: false }
     for (;;) {
       const batch = this.runPurgeBatch(cutoff, batchSize, cursor)
       result.scenes += batch.scenes
       result.sessions += batch.sessions
+      result.counters += batch.counters
       result.batches++
       if (batch.done) return result
       if (result.batches >= maxBatches) return { ...result, more: true }
@@ -319,7 +341,7 @@ export class SqliteStore implements Store {
     return { ok: true, ids }
   }
 
-  /** One purge transaction: up to `limit` expired scenes examined, up to `limit` expired sessions deleted. */
+  /** One purge transaction: up to `limit` expired scenes examined, up to `limit` expired sessions and as many counters deleted. */
   private purgeBatch(cutoff: number, limit: number, cursor: PurgeCursor): BatchOutcome {
     const s = this.statements
     let scenes = 0
@@ -337,7 +359,8 @@ export class SqliteStore implements Store {
       cursor.scenesDone = candidates.length < limit
     }
     const sessions = s.purgeSessions.run({ cutoff, limit }).changes
-    return { scenes, sessions, done: cursor.scenesDone && sessions < limit }
+    const counters = s.purgeCounters.run({ cutoff, limit }).changes
+    return { scenes, sessions, counters, done: cursor.scenesDone && sessions < limit && counters < limit }
   }
 
   private assertOpen(): void {
@@ -355,6 +378,7 @@ interface PurgeCursor {
 interface BatchOutcome {
   scenes: number
   sessions: number
+  counters: number
   done: boolean
 }
 

@@ -34,6 +34,13 @@ export type SessionParams = Omit<SessionRecord, 'id'>
 /** Named parameters of the idempotency insert (`authorizationId` already resolved). */
 export type IdempotencyParams = IdempotencyRecord
 
+/** Named parameters of the counter upsert: `Store.incrementCounter(key, expiresAt, now)`. */
+export interface CounterParams {
+  key: string
+  expiresAt: number
+  now: number
+}
+
 /** A scene examined by a purge batch. */
 export interface PurgeCandidate {
   id: number
@@ -105,10 +112,21 @@ export interface Statements {
   /** Index scanauth_sessions_by_user: only the user's sessions still live at `at`. */
   endSessionsOfUser: Statement<[{ at: number; userId: number }]>
 
+  // Counters (Store.incrementCounter / deleteCounter), each one statement on its own.
+  /**
+   * The upsert behind `incrementCounter`, `{ key, expiresAt, now }`: answers the new count. Primary
+   * key of scanauth_counters; restarts a counter whose expires_at has passed.
+   */
+  incrementCounter: Statement<[CounterParams], number>
+  /** Primary key of scanauth_counters. */
+  deleteCounter: Statement<[string]>
+
   // Purge.
   purgeSceneCandidates: Statement<[{ cutoff: number; afterExpiresAt: number; afterId: number; limit: number }], PurgeCandidate>
   deleteScene: Statement<[number]>
   purgeSessions: Statement<[{ cutoff: number; limit: number }]>
+  /** Index scanauth_counters_by_expiry: up to `limit` counters whose expiry is at or before `cutoff`. */
+  purgeCounters: Statement<[{ cutoff: number; limit: number }]>
 }
 
 /**
@@ -212,6 +230,20 @@ export function prepareStatements(db: Database.Database): Statements {
     endSessionByToken: db.prepare(`UPDATE scanauth_sessions SET expires_at = @at WHERE token = @token AND expires_at > @at`),
     endSessionsOfUser: db.prepare(`UPDATE scanauth_sessions SET expires_at = @at WHERE user_id = @userId AND expires_at > @at`),
 
+    // One statement, so atomic on its own against every connection (it takes the write lock for
+    // its own autocommit transaction, waiting up to busy_timeout). In the DO UPDATE branch both
+    // CASEs read the row as it was: a counter whose expiry has passed (expires_at <= now, the
+    // Store contract's boundary) starts again at 1 with the new expiry; a live one counts on and
+    // keeps its expiry. A new key inserts 1.
+    incrementCounter: db
+      .prepare<[CounterParams], number>(`INSERT INTO scanauth_counters (key, count, expires_at) VALUES (@key, 1, @expiresAt)
+      ON CONFLICT (key) DO UPDATE SET
+        count = CASE WHEN expires_at <= @now THEN 1 ELSE count + 1 END,
+        expires_at = CASE WHEN expires_at <= @now THEN excluded.expires_at ELSE expires_at END
+      RETURNING count`)
+      .pluck(),
+    deleteCounter: db.prepare<[string]>(`DELETE FROM scanauth_counters WHERE key = ?`),
+
     // Keyset pagination over scanauth_scenes_by_expiry: each batch examines at most `limit` expired
     // scenes after the last one examined, however many expired scenes are kept for their sessions.
     purgeSceneCandidates: db.prepare(`SELECT s.id, s.expires_at AS expiresAt,
@@ -223,5 +255,7 @@ export function prepareStatements(db: Database.Database): Statements {
     deleteScene: db.prepare(`DELETE FROM scanauth_scenes WHERE id = ?`),
     purgeSessions: db.prepare(`DELETE FROM scanauth_sessions WHERE id IN
       (SELECT id FROM scanauth_sessions WHERE expires_at <= @cutoff ORDER BY expires_at LIMIT @limit)`),
+    purgeCounters: db.prepare(`DELETE FROM scanauth_counters WHERE key IN
+      (SELECT key FROM scanauth_counters WHERE expires_at <= @cutoff ORDER BY expires_at LIMIT @limit)`),
   }
 }

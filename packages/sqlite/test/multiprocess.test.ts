@@ -1,7 +1,9 @@
 // Four worker processes, each with its own createScanAuth and SqliteStore, on one file: concurrent
 // scans of the same scenes, the same new openids on many scenes, grants, concurrent consumes; the
 // same idempotency key granted from every process; revocation racing consumption. Afterwards every
-// invariant is read straight from the tables (the ledger included).
+// invariant is read straight from the tables (the ledger included). And one counter incremented
+// from every process at once.
+import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { pointsTotals } from './support/checks'
 import { dumpFile } from './support/files'
@@ -19,6 +21,8 @@ const HOT = 4
 const KEYED_GRANTS = 50
 /** Points of the authorization that is revoked while it is being consumed. */
 const REVOKED_POINTS = 100
+/** Increments of one counter per process. */
+const INCREMENTS = 250
 
 const fleet = useWorkerFleet()
 
@@ -161,5 +165,29 @@ describe('SqliteStore across processes', () => {
       `[multiprocess] revoke racing consume: ${ok} of ${WORKERS * attempts.length} consumes ok before the revocation, ` +
         `${sum(reports, (r) => r.commits)} commits, ${sum(reports, (r) => r.conflicts)} conflicts retried`,
     )
+  })
+
+  it(`counts to ${WORKERS * INCREMENTS} when ${WORKERS} processes increment one counter ${INCREMENTS} times each at once`, { timeout: 120_000 }, async () => {
+    const { filename, workers, t0, parent } = await fleet.start(WORKERS)
+    await parent.close()
+    const key = `rl:create:device:mp:${t0}`
+    const reports = await runOnAll(workers, { kind: 'count', now: t0, key, expiresAt: t0 + 60 * SECOND, count: INCREMENTS })
+    await exitAll(workers)
+
+    // Every value from 1 to the total answered exactly once, and each process saw its own rise.
+    const values = reports.flatMap((r) => r.counterValues)
+    expect(values).toHaveLength(WORKERS * INCREMENTS)
+    expect([...values].sort((a, b) => a - b)).toEqual(range(WORKERS * INCREMENTS).map((i) => i + 1))
+    for (const r of reports) expect(r.counterValues).toEqual([...r.counterValues].sort((a, b) => a - b))
+    const raw = new Database(filename, { readonly: true })
+    try {
+      expect(raw.prepare('SELECT count, expires_at FROM scanauth_counters WHERE key = ?').get(key)).toEqual({ count: WORKERS * INCREMENTS, expires_at: t0 + 60 * SECOND })
+    } finally {
+      raw.close()
+    }
+    // How much the processes interleaved: places where the next value came from another process.
+    const owner = new Map(reports.flatMap((r, w) => r.counterValues.map((v) => [v, w] as const)))
+    const switches = range(WORKERS * INCREMENTS - 1).filter((i) => owner.get(i + 1) !== owner.get(i + 2)).length
+    console.log(`[multiprocess] one counter, ${WORKERS} × ${INCREMENTS} increments: ${switches} hand-overs between processes`)
   })
 })

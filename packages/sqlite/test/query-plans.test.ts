@@ -1,6 +1,7 @@
 // The query plan of every statement SqliteStore runs to read or to find rows, from EXPLAIN QUERY
 // PLAN on a current file: each is an indexed search, never a scan of one of our tables, and the
 // user load never walks the user's queue (docs/behaviour.md, "Activation": only the head counts).
+// The counter upsert has no query plan (an INSERT), so its bytecode is checked instead.
 import { describe, expect, it } from 'vitest'
 import { prepareStatements } from '../src/statements'
 import { useTempFile } from './support/fixture'
@@ -44,6 +45,8 @@ describe('query plans', () => {
       endSessionsOfUser: [/SEARCH scanauth_sessions USING INDEX scanauth_sessions_by_user \(user_id=\? AND expires_at>\?\)/],
       purgeSceneCandidates: [/SEARCH s USING (COVERING )?INDEX scanauth_scenes_by_expiry/, /SEARCH x USING (COVERING )?INDEX scanauth_sessions_by_scene/],
       purgeSessions: [/USING (COVERING )?INDEX scanauth_sessions_by_expiry/],
+      deleteCounter: [/SEARCH scanauth_counters USING PRIMARY KEY \(key=\?\)/],
+      purgeCounters: [/SEARCH scanauth_counters USING COVERING INDEX scanauth_counters_by_expiry \(expires_at<\?\)/, /SEARCH scanauth_counters USING PRIMARY KEY \(key=\?\)/],
     }
     for (const [name, patterns] of Object.entries(expectations)) {
       const details = planOf(name)
@@ -51,6 +54,21 @@ describe('query plans', () => {
       // No full scan of any of our tables.
       expect(details.filter((d) => /^SCAN (scanauth_|u\b|a\b|h\b|s\b|x\b)/.test(d)), name).toEqual([])
     }
+  })
+
+  it('increments a counter with one upsert that finds its row by primary key and never loops over the table', () => {
+    const db = fixture.openStore().database
+    const source = (prepareStatements(db) as unknown as Record<string, { source: string }>).incrementCounter?.source as string
+    // An INSERT has no query plan to show: EXPLAIN QUERY PLAN answers nothing, so no scan at least.
+    expect(db.prepare(`EXPLAIN QUERY PLAN ${source}`).all(...placeholders(source))).toEqual([])
+    // The bytecode: the conflict is found with one probe of the primary key (NoConflict), and the
+    // only loop (Rewind) is over RETURNING's own ephemeral table, never over a cursor on our tables.
+    const ops = db.prepare(`EXPLAIN ${source}`).all(...placeholders(source)) as Array<{ opcode: string; p1: number; p4: unknown }>
+    const tableCursors = new Set(ops.filter((o) => o.opcode === 'OpenWrite' || o.opcode === 'OpenRead').map((o) => o.p1))
+    expect(ops.filter((o) => o.opcode === 'NoConflict' && tableCursors.has(o.p1))).toHaveLength(1)
+    expect(ops.filter((o) => ['Rewind', 'Last', 'SeekGE', 'SeekGT', 'SeekLE', 'SeekLT'].includes(o.opcode) && tableCursors.has(o.p1))).toEqual([])
+    // RETURNING count: the new value comes back from the same statement, with no read after it.
+    expect(db.prepare(source).reader).toBe(true)
   })
 
   it('loads a user without walking its queue: the head is the first entry of the pending range, in index order', () => {

@@ -15,7 +15,9 @@ import { scanSuite } from './suites/scan'
 import { sceneSuite } from './suites/scene'
 import { sessionSuite } from './suites/sessions'
 import { storeApiSuite } from './suites/store-api'
+import { storeCounterApiSuite } from './suites/store-api-counters'
 import { storeEntitlementApiSuite } from './suites/store-api-entitlements'
+import { unicodeSuite } from './suites/unicode'
 import { userSuite } from './suites/users'
 import { watchSuite } from './suites/watch'
 
@@ -39,6 +41,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     const get = useContext(factory)
     storeApiSuite(get)
     storeEntitlementApiSuite(get)
+    storeCounterApiSuite(get)
     sceneSuite(get)
     scanSuite(get)
     authorizationSuite(get)
@@ -48,6 +51,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     revocationSuite(get)
     userSuite(get)
     watchSuite(get)
+    unicodeSuite(get)
     concurrencySuite(get)
   })
 }

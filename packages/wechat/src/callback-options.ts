@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ScanAuth, ScanResult } from '@scanauth/core'
+import { MemoryStore, type ScanAuth, type ScanResult, type Store } from '@scanauth/core'
 import { decodeAesKey } from './crypto'
 import { WechatError } from './errors'
 import type { WechatMessage } from './message'
@@ -18,14 +18,14 @@ export interface WechatCallbackRequest {
   /**
    * The **raw** body: a string or the bytes (`Buffer`/`Uint8Array`). Mount the callback before any
    * JSON/XML/urlencoded body parser, or give it the raw body the parser kept; a parsed object cannot
-   * be checked and is refused with 400.
+   * be checked and is refused with 415 (after the signature check, like every body problem).
    */
   body?: string | Uint8Array | unknown
 }
 
 /** What to send back. Always a string body. */
 export interface WechatCallbackResponse {
-  /** HTTP status: 200 for an answer, 4xx for a refused push, 500 when `auth.handleScan` failed. */
+  /** HTTP status: 200 for an answer, 4xx for a refused push, 500 when `auth.handleScan` or the store failed. */
   status: number
   /** Response headers to send as they are (the content type). */
   headers: Record<string, string>
@@ -54,9 +54,29 @@ export interface WechatCallbackOptions {
   encodingAESKey?: string
   /** The previous EncodingAESKey while a key change rolls out; tried when the current one fails. */
   previousEncodingAESKey?: string
-  /** Refuse plain (unencrypted) POSTs. Turn on once the account is in safe mode: only then is the body authenticated. Default false. */
+  /**
+   * Refuse plain (unencrypted) POSTs with 403: only an encrypted body is authenticated. Default
+   * `true` when `encodingAESKey` is set (safe mode required), `false` without a key. Set it to
+   * `false` beside a key only while the account switches from plaintext to safe mode, then remove it.
+   * Compatible-mode pushes carry the ciphertext and are accepted either way (only the ciphertext is read).
+   */
   requireEncryption?: boolean
-  /** Accept a push only if its `timestamp` is within this many seconds of `now` (either way). Default 300; `false` turns the check off. */
+  /**
+   * Where signed requests and delivered events are recorded, so a replay or a second delivery is
+   * refused on **every** instance: the application's `Store` (the one given to `createScanAuth`);
+   * only its `incrementCounter` and `deleteCounter` are used, under keys starting `wx:`.
+   *
+   * **Warning:** without it the records live in a `MemoryStore` of this process only. A signed
+   * plain-mode query seen once (the URL verification, an access log) can then be replayed with a
+   * forged body to another instance within the timestamp window, and a retry that reaches another
+   * instance is processed again. Leave it out only with a single instance.
+   */
+  store?: Pick<Store, 'incrementCounter' | 'deleteCounter'>
+  /**
+   * Accept a push only if its `timestamp` is within this many seconds of `now` (either way). Default
+   * 300. Replay and duplicate records live twice as long. `false` turns the check off (not
+   * recommended: records then live 600 s, and a request older than that is accepted again).
+   */
   replayWindowSeconds?: number | false
   /**
    * The text sent to the user after a scan, or `null` for none (WeChat then gets `success`). Default
@@ -69,8 +89,12 @@ export interface WechatCallbackOptions {
    * user as a passive text reply.
    */
   onMessage?: (message: WechatMessage, context: WechatMessageContext) => string | null | undefined | void | Promise<string | null | undefined | void>
-  /** Errors from `auth.handleScan`, `reply` or `onMessage` (the push is still answered). */
-  onError?: (error: unknown, message: WechatMessage) => void
+  /**
+   * Errors from `auth.handleScan`, `reply`, `onMessage` or the `store` (the push is still answered:
+   * 500 for `handleScan` and the store, so WeChat retries). `message` is the push being handled;
+   * `undefined` when the store failed on a URL verification, which carries no message.
+   */
+  onError?: (error: unknown, message: WechatMessage | undefined) => void
   /** Largest body accepted, in bytes. Default 64 KiB (pushes are a few hundred bytes). */
   maxBodyBytes?: number
   /** Answer `success` if handling takes longer than this; the work goes on. WeChat gives up at 5000 ms. Default 4000. */
@@ -78,6 +102,9 @@ export interface WechatCallbackOptions {
   /** Clock in epoch milliseconds. Default `Date.now`. */
   now?: () => number
 }
+
+/** The default of `replayWindowSeconds`. */
+const DEFAULT_WINDOW_SECONDS = 300
 
 /** The options after validation, with defaults filled in. */
 export interface ResolvedCallbackOptions {
@@ -88,6 +115,12 @@ export interface ResolvedCallbackOptions {
   keys: Buffer[]
   requireEncryption: boolean
   replayWindowMs: number | null
+  /** The records' store: the given one, or a `MemoryStore` of this process. */
+  store: Pick<Store, 'incrementCounter' | 'deleteCounter'>
+  /** Whether `store` is our own `MemoryStore` (nobody else purges it). */
+  ownStore: MemoryStore | null
+  /** How long the replay and duplicate records live: twice the timestamp window (B-wx-7). */
+  recordTtlMs: number
   reply: NonNullable<WechatCallbackOptions['reply']>
   onMessage: WechatCallbackOptions['onMessage']
   onError: WechatCallbackOptions['onError']
@@ -105,6 +138,10 @@ export function resolveCallbackOptions(options: WechatCallbackOptions): Resolved
   if (typeof options.token !== 'string' || options.token === '') fail('token is required')
   if (typeof options.appId !== 'string' || options.appId === '') fail('appId is required')
   if (options.requireEncryption && options.encodingAESKey === undefined) fail('requireEncryption needs encodingAESKey')
+  const store = options.store
+  if (store !== undefined && (typeof store?.incrementCounter !== 'function' || typeof store.deleteCounter !== 'function')) {
+    fail('store must implement incrementCounter() and deleteCounter() (a Store of @scanauth/core)')
+  }
   const keys: Buffer[] = []
   for (const [name, value] of [['encodingAESKey', options.encodingAESKey], ['previousEncodingAESKey', options.previousEncodingAESKey]] as const) {
     if (value === undefined) continue
@@ -114,19 +151,26 @@ export function resolveCallbackOptions(options: WechatCallbackOptions): Resolved
       fail(`${name} must be 43 characters from [A-Za-z0-9] (the base64 alphabet)`)
     }
   }
-  const window = options.replayWindowSeconds ?? 300
+  const window = options.replayWindowSeconds ?? DEFAULT_WINDOW_SECONDS
   if (window !== false && !(typeof window === 'number' && window > 0)) fail('replayWindowSeconds must be a positive number or false')
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024
   if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) fail('maxBodyBytes must be a positive integer')
   const replyDeadlineMs = options.replyDeadlineMs ?? 4000
   if (!(replyDeadlineMs > 0)) fail('replyDeadlineMs must be positive')
+  const ownStore = store === undefined ? new MemoryStore() : null
+  // Without a window, records still need a life: that of the default window (B-wx-7).
+  const windowMs = window === false ? DEFAULT_WINDOW_SECONDS * 1000 : window * 1000
   return {
     auth: options.auth,
     token: options.token,
     appId: options.appId,
     keys,
-    requireEncryption: options.requireEncryption ?? false,
+    // Safe mode is required by default once a key is configured (B-wx-2).
+    requireEncryption: options.requireEncryption ?? options.encodingAESKey !== undefined,
     replayWindowMs: window === false ? null : window * 1000,
+    store: store ?? (ownStore as MemoryStore),
+    ownStore,
+    recordTtlMs: 2 * windowMs,
     reply: options.reply ?? defaultReply,
     onMessage: options.onMessage,
     onError: options.onError,

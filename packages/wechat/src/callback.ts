@@ -2,33 +2,39 @@
  * `createWechatCallback`: the account's push URL (服务器地址) as one framework-neutral function.
  *
  * - `GET` is WeChat's URL verification: `echostr` is echoed when `signature` matches.
- * - `POST` is a message or event. The signature and timestamp are checked on every request, the body
- *   is size-capped, DTD-free XML, decrypted in safe mode; then a scan of a scanauth code goes to
+ * - `POST` is a message or event. The signature and timestamp are checked on every request before
+ *   the body is looked at; the body is size-capped, DTD-free XML, decrypted in safe mode (required by
+ *   default with a key); then the request and the event are recorded in the Store, so a replay or a
+ *   second delivery is refused or skipped on every instance; then a scan of a scanauth code goes to
  *   `auth.handleScan`, and every other push to `onMessage`.
  * - The answer always comes within WeChat's 5 seconds: `success`, or a passive text reply (encrypted
- *   in safe mode). A refused push gets a 4xx and nothing is processed.
+ *   in safe mode). A refused push gets a 4xx and nothing is processed; a failure of `handleScan` or
+ *   of the store gets a 500, so WeChat retries.
+ *
+ * The decision order is docs/behaviour.md's "The WeChat callback" (B-wx-1 … B-wx-9).
  *
  * @module
  */
-import { createHash } from 'node:crypto'
 import type { ScanResult } from '@scanauth/core'
 import {
   resolveCallbackOptions,
   type ResolvedCallbackOptions,
   type WechatCallback,
   type WechatCallbackOptions,
+  type WechatCallbackRequest,
   type WechatCallbackResponse,
   type WechatMessageContext,
 } from './callback-options'
-import { PushRejection, authenticate, bodyText, openPush, readQuery, type OpenedPush } from './inbound'
+import { PushRejection, authenticate, openPush, readBody, readQuery, type OpenedPush } from './inbound'
 import { deliveryKey, sceneOfScan, type WechatMessage } from './message'
-import { RecentMap } from './recent'
+import { LocalOutcomes } from './outcomes'
+import { ReplayRecords, type RecordKeys, type SignedRequest } from './replay'
 import { SUCCESS_BODY, sealReply, textReplyXml } from './reply'
 
 const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }
 const XML = { 'content-type': 'application/xml; charset=utf-8', 'cache-control': 'no-store' }
-/** How many recent deliveries and nonces are remembered (each entry is a few hundred bytes). */
-const MEMORY_ENTRIES = 10_000
+/** Our own MemoryStore (no `store` option) is purged of expired records after this many pushes. */
+const PURGE_EVERY = 1024
 
 /** What handling a delivery produced: the text to send to the user, or null for `success`. */
 type Outcome = { replyText: string | null }
@@ -38,69 +44,110 @@ type Outcome = { replyText: string | null }
  *
  * @example
  * ```ts
- * const wechat = createWechatCallback({ auth, token: process.env.WECHAT_TOKEN!, appId, encodingAESKey })
+ * import type { ScanAuth, Store } from '@scanauth/core'
+ * import { createWechatCallback } from '@scanauth/wechat'
+ *
+ * declare const auth: ScanAuth, store: Store, appId: string, rawBody: Buffer, url: URL
+ * // `store`: the one given to createScanAuth, so every instance shares the replay records.
+ * const wechat = createWechatCallback({ auth, store, token: process.env.WECHAT_TOKEN!, appId, encodingAESKey: process.env.WECHAT_ENCODING_AES_KEY })
  * // node:http, with the raw body read as a Buffer:
- * const res = await wechat({ method: req.method!, query: Object.fromEntries(url.searchParams), body: rawBody })
- * response.writeHead(res.status, res.headers).end(res.body)
+ * const res = await wechat({ method: 'POST', query: url.searchParams, body: rawBody })
  * ```
  *
  * @throws {@link WechatError} `invalid_options` naming the option that is missing or wrong.
  */
 export function createWechatCallback(options: WechatCallbackOptions): WechatCallback {
   const config = resolveCallbackOptions(options)
-  // Remember deliveries at least as long as a replay of them can pass the timestamp check.
-  const memoryMs = Math.max(config.replayWindowMs ?? 0, 60_000) * 2
-  const deliveries = new RecentMap<Promise<Outcome>>({ maxEntries: MEMORY_ENTRIES, ttlMs: memoryMs, now: config.now })
-  const nonces = new RecentMap<string>({ maxEntries: MEMORY_ENTRIES, ttlMs: memoryMs, now: config.now })
+  const records = new ReplayRecords({ store: config.store, appId: config.appId, ttlMs: config.recordTtlMs, now: config.now })
+  const outcomes = new LocalOutcomes<Outcome>({ ttlMs: config.recordTtlMs, now: config.now })
+  let pushes = 0
 
-  /** Handles a delivery once; a repeat (WeChat's retry, or a replay) gets the first one's outcome. */
-  function deliver(message: WechatMessage, context: WechatMessageContext): Promise<Outcome> {
-    const key = deliveryKey(message)
-    const known = deliveries.get(key)
-    if (known !== undefined) return known
-    const work = handleMessage(config, message, context)
-    deliveries.set(key, work)
-    // A failed delivery is forgotten, so WeChat's retry gets a real second chance.
-    work.catch(() => deliveries.delete(key))
+  /** Runs a record step; a store failure is reported, then answered 500 like a failing `handleScan` (B-wx-8). */
+  async function record<T>(work: () => Promise<T>, message: WechatMessage | undefined): Promise<T> {
+    try {
+      return await work()
+    } catch (error) {
+      report(config, error, message)
+      throw error
+    }
+  }
+
+  /** Processes a first delivery; on failure its records are deleted so WeChat's retry runs it again (B-wx-8). */
+  function processFirst(key: string, message: WechatMessage, context: WechatMessageContext, owned: RecordKeys): Promise<Outcome> {
+    const work = handleMessage(config, message, context).catch(async (error: unknown) => {
+      outcomes.forget(key)
+      await records.forget(owned).catch((forgetError: unknown) => report(config, forgetError, message))
+      throw error
+    })
+    // Nobody may be waiting any more (the deadline passed): the failure is already reported.
+    work.catch(() => undefined)
     return work
+  }
+
+  /**
+   * Asks the records whether this request processes its delivery (B-wx-4 … B-wx-6), and processes
+   * it if so. A repeat gets this process's outcome of the delivery when it has one, else `success`.
+   */
+  async function deliver(request: SignedRequest, opened: OpenedPush, key: string): Promise<Outcome | undefined> {
+    const { message } = opened
+    const settle = outcomes.begin(key)
+    try {
+      const claim = await record(() => records.claimRequest(request), message)
+      if (claim.verdict === 'reused') throw new PushRejection(403, 'nonce was already used with another body')
+      if (claim.verdict === 'first') {
+        const event = await record(() => records.claimEvent(key).catch(async (error: unknown) => {
+          // Left behind, the request records would make WeChat's retry look like a repeat.
+          await records.forget(claim.keys).catch(() => undefined)
+          throw error
+        }), message)
+        if (event.first) {
+          const work = processFirst(key, message, { encrypted: opened.key !== null }, [...claim.keys, event.key])
+          settle(work)
+          return work
+        }
+      }
+      settle()
+      return outcomes.lookup(key)
+    } finally {
+      settle()
+    }
+  }
+
+  async function verify(query: ReturnType<typeof readQuery>): Promise<WechatCallbackResponse> {
+    const { timestamp, nonce } = authenticate(query, config)
+    if (query.echostr === undefined) throw new PushRejection(400, 'echostr is required')
+    const claim = await record(() => records.claimRequest({ timestamp, nonce, method: 'GET', payload: query.echostr ?? '' }), undefined)
+    // A signed query seen before may not verify again with another echostr, nor reach a POST (B-wx-5).
+    if (claim.verdict === 'reused') throw new PushRejection(403, 'nonce was already used')
+    // Echo verbatim: this is how WeChat learns the URL is ours.
+    return { status: 200, headers: TEXT, body: query.echostr }
+  }
+
+  async function push(request: WechatCallbackRequest, query: ReturnType<typeof readQuery>): Promise<WechatCallbackResponse> {
+    const { timestamp, nonce } = authenticate(query, config)
+    const body = readBody(request.body, config.maxBodyBytes)
+    const opened = openPush(query, body.text, config)
+    const key = deliveryKey(opened.message)
+    if (config.ownStore !== null && ++pushes % PURGE_EVERY === 0) config.ownStore.purgeExpired({ now: config.now() })
+
+    const work = deliver({ timestamp, nonce, method: 'POST', payload: body.bytes }, opened, key)
+    const outcome = await withDeadline(work, config.replyDeadlineMs)
+    return respond(config, opened, outcome?.replyText ?? null)
   }
 
   return async function wechatCallback(request) {
     try {
       const method = String(request.method ?? '').toUpperCase()
       const query = readQuery(request.query)
-      if (method === 'GET') {
-        authenticate(query, config)
-        if (query.echostr === undefined) throw new PushRejection(400, 'echostr is required')
-        // Echo verbatim: this is how WeChat learns the URL is ours.
-        return { status: 200, headers: TEXT, body: query.echostr }
-      }
-      if (method !== 'POST') return { status: 405, headers: { ...TEXT, allow: 'GET, POST' }, body: 'method not allowed' }
-
-      const { timestamp, nonce } = authenticate(query, config)
-      const text = bodyText(request.body, config.maxBodyBytes)
-      bindNonce(nonces, `${timestamp}:${nonce}`, text)
-      const opened = openPush(query, text, config)
-      const outcome = await withDeadline(deliver(opened.message, { encrypted: opened.key !== null }), config.replyDeadlineMs)
-      return respond(config, opened, outcome?.replyText ?? null)
+      if (method === 'GET') return await verify(query)
+      if (method === 'POST') return await push(request, query)
+      return { status: 405, headers: { ...TEXT, allow: 'GET, POST' }, body: 'method not allowed' }
     } catch (error) {
       if (error instanceof PushRejection) return { status: error.status, headers: TEXT, body: error.message }
-      // handleScan or onMessage failed (already reported to onError), or a bug: answer 500 and let WeChat retry.
+      // handleScan or the store failed (already reported to onError), or a bug: answer 500 and let WeChat retry.
       return { status: 500, headers: TEXT, body: 'internal error' }
     }
   }
-}
-
-/**
- * A signed (timestamp, nonce) pair must always come with the same body. WeChat's retries resend the
- * same request; an attacker who captured one plain-mode query string could otherwise attach a body of
- * their own to it within the window (plain mode signs the query, not the body).
- */
-function bindNonce(nonces: RecentMap<string>, key: string, body: string): void {
-  const digest = createHash('sha256').update(body).digest('base64')
-  const seen = nonces.get(key)
-  if (seen === undefined) nonces.set(key, digest)
-  else if (seen !== digest) throw new PushRejection(403, 'nonce was already used with another body')
 }
 
 /** Decides what a push means and runs it: a scan to core, anything else to `onMessage`. */
@@ -143,7 +190,7 @@ function nonEmpty(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null
 }
 
-function report(config: ResolvedCallbackOptions, error: unknown, message: WechatMessage): void {
+function report(config: ResolvedCallbackOptions, error: unknown, message: WechatMessage | undefined): void {
   try {
     config.onError?.(error, message)
   } catch {
@@ -152,7 +199,7 @@ function report(config: ResolvedCallbackOptions, error: unknown, message: Wechat
 }
 
 /** The outcome, or undefined when it is not ready within `ms` (the work itself carries on). */
-async function withDeadline(work: Promise<Outcome>, ms: number): Promise<Outcome | undefined> {
+async function withDeadline(work: Promise<Outcome | undefined>, ms: number): Promise<Outcome | undefined> {
   let timer: NodeJS.Timeout | undefined
   const late = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), ms)

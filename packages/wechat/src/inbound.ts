@@ -47,7 +47,11 @@ export function readQuery(query: WechatCallbackRequest['query'] | undefined): Pu
   return out
 }
 
-/** The signed parameters, checked: `signature` over token, timestamp and nonce; timestamp in the window. */
+/**
+ * The signed parameters, checked before anything else of the request is looked at (B-wx-1):
+ * `signature` over token, timestamp and nonce; the timestamp's and the nonce's form (they become
+ * parts of Store keys); the timestamp in the window.
+ */
 export function authenticate(query: PushQuery, config: ResolvedCallbackOptions): { timestamp: string; nonce: string } {
   const { signature, timestamp, nonce } = query
   if (signature === undefined || timestamp === undefined || nonce === undefined) {
@@ -55,14 +59,26 @@ export function authenticate(query: PushQuery, config: ResolvedCallbackOptions):
   }
   if (!verifySignature({ token: config.token, timestamp, nonce, signature })) throw new PushRejection(401, 'invalid signature')
   if (!/^\d{1,12}$/.test(timestamp)) throw new PushRejection(400, 'invalid timestamp')
+  // WeChat's nonces are digits; this alphabet keeps the replay keys (replay.ts) short and plain.
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(nonce)) throw new PushRejection(400, 'invalid nonce')
   if (config.replayWindowMs !== null && Math.abs(config.now() - Number(timestamp) * 1000) > config.replayWindowMs) {
     throw new PushRejection(403, 'timestamp is outside the accepted window')
   }
   return { timestamp, nonce }
 }
 
-/** The raw body as text, refusing parsed objects, empty bodies and bodies over the limit. */
-export function bodyText(body: unknown, maxBodyBytes: number): string {
+/** A POST body as it arrived: the exact bytes (hashed for the replay records) and their text. */
+export interface RawBody {
+  bytes: Buffer
+  text: string
+}
+
+/**
+ * The raw body, checked after the signature (B-wx-3): a parser's object is 415 (it cannot be
+ * checked), an empty body 400, one over the limit 413, and text that cannot be XML (JSON, a form)
+ * 415. What remains is parsed by {@link openPush}.
+ */
+export function readBody(body: unknown, maxBodyBytes: number): RawBody {
   let bytes: Buffer
   if (typeof body === 'string') {
     if (Buffer.byteLength(body, 'utf8') > maxBodyBytes) throw new PushRejection(413, 'body is too large')
@@ -72,11 +88,14 @@ export function bodyText(body: unknown, maxBodyBytes: number): string {
   } else if (body === undefined || body === null) {
     throw new PushRejection(400, 'body is empty')
   } else {
-    throw new PushRejection(400, 'the raw body is required: mount the WeChat callback before any body parser')
+    throw new PushRejection(415, 'the raw XML body is required: a body parser turned it into an object (mount the WeChat callback before it)')
   }
   if (bytes.length > maxBodyBytes) throw new PushRejection(413, 'body is too large')
   if (bytes.length === 0) throw new PushRejection(400, 'body is empty')
-  return bytes.toString('utf8')
+  const text = bytes.toString('utf8')
+  // WeChat pushes are XML documents; anything else (JSON, a form) is another media type.
+  if (!/^[\s\uFEFF]*</.test(text)) throw new PushRejection(415, 'the body is not XML')
+  return { bytes, text }
 }
 
 /** An opened push: the message, and the key that decrypted it (the reply must then be encrypted with it). */
@@ -92,7 +111,8 @@ export interface OpenedPush {
  *   text must decrypt under one of our keys, and the appid inside must be ours. The plaintext fields
  *   of compatible mode are ignored then: only the ciphertext is authenticated. Without a configured
  *   key, compatible mode falls back to its plaintext fields.
- * - Otherwise the body is the plain message (refused when `requireEncryption` is set).
+ * - Otherwise the body is the plain message, refused when `requireEncryption` is on: by default
+ *   whenever a key is configured (B-wx-2).
  */
 export function openPush(query: PushQuery, text: string, config: ResolvedCallbackOptions): OpenedPush {
   const outer = parseOrReject(text)

@@ -66,8 +66,9 @@ export function sceneOfScan(message: WechatMessage): string | null {
 }
 
 /**
- * The identity of one delivery, for dropping WeChat's retries: events by FromUserName + CreateTime +
- * Event + EventKey (the platform's advice plus the key, as WxJava does), messages by MsgId.
+ * The identity of one delivery, for dropping WeChat's retries (B-wx-6): events by FromUserName +
+ * CreateTime + Event + EventKey (the platform's advice plus the key, as WxJava does, so two events of
+ * one user in one second stay apart), messages by MsgId.
  */
 export function deliveryKey(message: WechatMessage): string {
   const parts =

@@ -1,7 +1,9 @@
 /**
- * A small bounded map whose entries expire: the memory behind duplicate-delivery handling and nonce
- * tracking. Bounded so a flood of deliveries cannot grow memory without limit; the oldest entries go
- * first, which are also the ones least likely to be retried.
+ * A small bounded map whose entries expire: the callback's memory of this process's recent outcomes,
+ * so a repeat that lands on the same instance gets the first answer's reply (whether a push is
+ * processed at all is decided by the Store records, replay.ts). Bounded so a flood of deliveries
+ * cannot grow memory without limit; the oldest entries go first, which are also the ones least
+ * likely to be retried.
  *
  * @module
  */

@@ -1,55 +1,11 @@
-// The callback as a function (its framework-neutral contract): verification, authenticity checks,
-// event mapping, replies, duplicates. The end-to-end tests drive it over HTTP from the emulator.
-import type { ScanInput, ScanResult } from '@scanauth/core'
+// The callback as a function (its framework-neutral contract): verification, authenticity checks in
+// their order (B-wx-1 … B-wx-3), event mapping, replies, safe mode. Replay and duplicate records are in
+// callback-replay.test.ts; the end-to-end tests drive it over HTTP from the emulator.
 import { describe, expect, it } from 'vitest'
 import { computeSignature, createWechatCallback, decodeAesKey, decryptMessage, encryptMessage, type WechatCallbackOptions, type WechatMessage } from '../src/index'
 import { buildXml, parseXml } from '../src/xml'
-import { VECTOR, manualClock } from './helpers'
-
-const TOKEN = 'tok3n'
-const APP_ID = 'wx0123456789abcdef'
-const KEY = 'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8L9z0X1c'
-const ACCOUNT = 'gh_0123456789ab'
-
-/** A stand-in for core's handleScan that records its calls (core itself runs in the end-to-end tests). */
-function recordingAuth(result: ScanResult | ((input: ScanInput) => Promise<ScanResult>) = { result: 'authorized', userId: 1 }) {
-  const calls: ScanInput[] = []
-  return {
-    calls,
-    auth: {
-      async handleScan(input: ScanInput): Promise<ScanResult> {
-        calls.push(input)
-        return typeof result === 'function' ? result(input) : result
-      },
-    },
-  }
-}
-
-function setup(options: Partial<WechatCallbackOptions> = {}, result?: Parameters<typeof recordingAuth>[0]) {
-  const clock = manualClock()
-  const { auth, calls } = recordingAuth(result)
-  const messages: WechatMessage[] = []
-  const errors: unknown[] = []
-  const callback = createWechatCallback({
-    auth,
-    token: TOKEN,
-    appId: APP_ID,
-    now: clock.now,
-    onMessage: (message) => void messages.push(message),
-    onError: (error) => void errors.push(error),
-    ...options,
-  })
-  let n = 0
-  /** A signed query for now (or `at`), with a fresh nonce. */
-  const query = (extra: Record<string, string> = {}, at = clock.now()) => {
-    const timestamp = String(Math.floor(at / 1000))
-    const nonce = String(100000 + n++)
-    return { signature: computeSignature(TOKEN, timestamp, nonce), timestamp, nonce, ...extra }
-  }
-  const event = (fields: Record<string, string | number>) =>
-    buildXml({ ToUserName: ACCOUNT, FromUserName: 'o_user', CreateTime: Math.floor(clock.now() / 1000), MsgType: 'event', ...fields })
-  return { clock, calls, messages, errors, callback, query, event }
-}
+import { ACCOUNT, APP_ID, KEY, TOKEN, recordingAuth, setup } from './callback-setup'
+import { VECTOR } from './helpers'
 
 describe('URL verification (GET)', () => {
   it('echoes echostr for the official vector', async () => {
@@ -66,6 +22,17 @@ describe('URL verification (GET)', () => {
     expect((await callback({ method: 'GET', query: query({ echostr: 'e' }, clock.now() - 301_000) })).status).toBe(403)
     expect((await callback({ method: 'GET', query: query() })).status).toBe(400)
     expect((await callback({ method: 'PUT', query: query() })).status).toBe(405)
+  })
+
+  it('checks the form of a signed timestamp and nonce (B-wx-1)', async () => {
+    const { callback } = setup()
+    const signed = (timestamp: string, nonce: string) => ({ signature: computeSignature(TOKEN, timestamp, nonce), timestamp, nonce, echostr: 'e' })
+    expect((await callback({ method: 'GET', query: signed('12ab', '1') })).body).toBe('invalid timestamp')
+    for (const nonce of ['a:b', 'x'.repeat(65), 'é']) {
+      expect(await callback({ method: 'GET', query: signed('1772352000', nonce) })).toMatchObject({ status: 400, body: 'invalid nonce' })
+    }
+    // The form is looked at only once the signature holds: a forged one is 401 whatever it carries.
+    expect((await callback({ method: 'GET', query: { ...signed('12ab', 'a:b'), signature: '0'.repeat(40) } })).status).toBe(401)
   })
 })
 
@@ -109,66 +76,6 @@ describe('scan events (plain mode)', () => {
     const click = buildXml({ ToUserName: ACCOUNT, FromUserName: 'o_u', CreateTime: 5, MsgType: 'event', Event: 'CLICK', EventKey: 'K' })
     expect((await callback({ method: 'POST', query: query(), body: click })).body).toBe('success')
   })
-
-  it('a duplicate delivery gets the same reply and reaches core once', async () => {
-    let n = 0
-    const { callback, query, event, calls } = setup({ reply: () => `reply ${++n}` })
-    const body = event({ Event: 'SCAN', EventKey: 'pc_dup' })
-    const first = await callback({ method: 'POST', query: query(), body })
-    const again = await callback({ method: 'POST', query: query(), body: Buffer.from(body) })
-    expect(calls).toHaveLength(1)
-    expect(parseXml(again.body).Content).toBe('reply 1')
-    expect(parseXml(first.body).Content).toBe('reply 1')
-  })
-
-  it('concurrent duplicates share one processing', async () => {
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const { callback, query, event, calls } = setup({}, async () => {
-      await gate
-      return { result: 'authorized', userId: 1 }
-    })
-    const body = event({ Event: 'SCAN', EventKey: 'pc_same' })
-    const pending = [callback({ method: 'POST', query: query(), body }), callback({ method: 'POST', query: query(), body })]
-    release()
-    const answers = await Promise.all(pending)
-    expect(calls).toHaveLength(1)
-    expect(answers[0]?.body).toBe(answers[1]?.body)
-  })
-
-  it('answers success before the deadline when core is slow; a retry after it finished gets the reply', async () => {
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const { callback, query, event, calls } = setup({ replyDeadlineMs: 20 }, async () => {
-      await gate
-      return { result: 'authorized', userId: 1 }
-    })
-    const body = event({ Event: 'SCAN', EventKey: 'pc_slow' })
-    expect((await callback({ method: 'POST', query: query(), body })).body).toBe('success')
-    release()
-    await gate
-    const retry = await callback({ method: 'POST', query: query(), body })
-    expect(calls).toHaveLength(1)
-    expect(parseXml(retry.body).Content).toBe('Signed in.')
-  })
-
-  it("core's invalid_request is an invalid scan; any other failure is a 500 that a retry processes again", async () => {
-    const rejected = setup({}, async () => Promise.reject(Object.assign(new Error('openid too long'), { code: 'invalid_request' })))
-    const r = await rejected.callback({ method: 'POST', query: rejected.query(), body: rejected.event({ Event: 'SCAN', EventKey: 's' }) })
-    expect(parseXml(r.body).Content).toMatch(/expired or was already used/)
-
-    let fail = true
-    const flaky = setup({}, async () => {
-      if (fail) throw new Error('store down')
-      return { result: 'authorized', userId: 1 }
-    })
-    const body = flaky.event({ Event: 'SCAN', EventKey: 's' })
-    expect((await flaky.callback({ method: 'POST', query: flaky.query(), body })).status).toBe(500)
-    expect(flaky.errors).toHaveLength(1)
-    fail = false
-    expect(parseXml((await flaky.callback({ method: 'POST', query: flaky.query(), body })).body).Content).toBe('Signed in.')
-    expect(flaky.calls).toHaveLength(2)
-  })
 })
 
 describe('refused pushes: 4xx, nothing processed', () => {
@@ -182,43 +89,42 @@ describe('refused pushes: 4xx, nothing processed', () => {
     expect(calls).toHaveLength(0)
   })
 
-  it('a replayed request is refused once it leaves the window', async () => {
-    const { callback, query, event, calls, clock } = setup()
-    const request = { method: 'POST', query: query(), body: event({ Event: 'SCAN', EventKey: 's' }) }
-    expect((await callback(request)).status).toBe(200)
-    clock.advance(301_000)
-    expect((await callback(request)).status).toBe(403)
-    expect(calls).toHaveLength(1)
-  })
-
-  it('a signed nonce cannot carry a different body', async () => {
-    const { callback, query, event, calls } = setup()
-    const q = query()
-    expect((await callback({ method: 'POST', query: q, body: event({ Event: 'SCAN', EventKey: 'pc_1' }) })).status).toBe(200)
-    const forged = await callback({ method: 'POST', query: q, body: event({ Event: 'SCAN', EventKey: 'pc_2', FromUserName: 'o_attacker' }) })
-    expect(forged.status).toBe(403)
-    expect(calls).toEqual([{ sceneStr: 'pc_1', openid: 'o_user' }])
-  })
-
-  it('XXE, malformed XML, parsed bodies, empty and oversize bodies', async () => {
+  it('XXE, malformed XML, and XML that is not a message: 400 (B-wx-3)', async () => {
     const { callback, query, calls, messages } = setup({ maxBodyBytes: 2048 })
     const xxe = `<?xml version="1.0"?><!DOCTYPE xml [<!ENTITY x SYSTEM "file:///etc/passwd">]><xml><ToUserName>a</ToUserName><FromUserName>&x;</FromUserName><CreateTime>1</CreateTime><MsgType>event</MsgType><Event>SCAN</Event><EventKey>s</EventKey></xml>`
     const bomb = `<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><xml><FromUserName>&lol2;</FromUserName></xml>`
-    for (const body of [xxe, bomb, '<xml><A>1</A>', 'success', '{"MsgType":"event"}', '<xml><A>1</A></xml>']) {
+    for (const body of [xxe, bomb, '<xml><A>1</A>', '<xml><A>1</A></xml>', '<root/>', '\uFEFF  <xml><A>1</A>']) {
       expect((await callback({ method: 'POST', query: query(), body })).status).toBe(400)
     }
-    expect((await callback({ method: 'POST', query: query(), body: { xml: {} } })).status).toBe(400)
-    expect((await callback({ method: 'POST', query: query(), body: '' })).status).toBe(400)
-    expect((await callback({ method: 'POST', query: query(), body: `<xml>${'a'.repeat(4096)}</xml>` })).status).toBe(413)
-    expect((await callback({ method: 'POST', query: query(), body: Buffer.alloc(4096, 0x61) })).status).toBe(413)
     expect(calls).toHaveLength(0)
     expect(messages).toHaveLength(0)
   })
 
-  it('requireEncryption refuses plain pushes', async () => {
-    const { callback, query, event, calls } = setup({ encodingAESKey: KEY, requireEncryption: true })
-    expect((await callback({ method: 'POST', query: query(), body: event({ Event: 'SCAN', EventKey: 's' }) })).status).toBe(403)
+  it('a body that is not raw XML: a parsed object or JSON/form text is 415, empty 400, too large 413 (B-wx-3)', async () => {
+    const { callback, query, calls, messages } = setup({ maxBodyBytes: 2048 })
+    const answer = (body: unknown) => callback({ method: 'POST', query: query(), body })
+    for (const body of [{ xml: {} }, { MsgType: 'event' }, [], 42, true]) {
+      expect(await answer(body)).toMatchObject({ status: 415, body: expect.stringMatching(/raw XML body is required/) })
+    }
+    for (const body of ['{"MsgType":"event"}', 'success', 'a=1&b=2', Buffer.from('[1]')]) {
+      expect(await answer(body)).toMatchObject({ status: 415, body: 'the body is not XML' })
+    }
+    expect(await answer('')).toMatchObject({ status: 400, body: 'body is empty' })
+    expect(await answer(new Uint8Array())).toMatchObject({ status: 400, body: 'body is empty' })
+    expect(await answer(undefined)).toMatchObject({ status: 400, body: 'body is empty' })
+    expect((await answer(`<xml>${'a'.repeat(4096)}</xml>`)).status).toBe(413)
+    expect((await answer(Buffer.alloc(4096, 0x61))).status).toBe(413)
     expect(calls).toHaveLength(0)
+    expect(messages).toHaveLength(0)
+  })
+
+  it('checks the signature before it looks at the body (B-wx-1)', async () => {
+    const { callback, query, clock } = setup({ maxBodyBytes: 16 })
+    for (const body of [{ parsed: true }, '{"json":1}', '', 'x'.repeat(100), '<!DOCTYPE x><xml/>']) {
+      expect((await callback({ method: 'POST', query: {}, body })).status).toBe(401)
+      expect((await callback({ method: 'POST', query: { ...query(), signature: 'f'.repeat(40) }, body })).status).toBe(401)
+      expect((await callback({ method: 'POST', query: query({}, clock.now() - 400_000), body })).status).toBe(403)
+    }
   })
 
   it('checks options', () => {
@@ -227,6 +133,7 @@ describe('refused pushes: 4xx, nothing processed', () => {
     expect(() => createWechatCallback({ auth, token: TOKEN, appId: APP_ID, encodingAESKey: 'short' })).toThrow(/encodingAESKey/)
     expect(() => createWechatCallback({ auth: {} as never, token: TOKEN, appId: APP_ID })).toThrow(/handleScan/)
     expect(() => createWechatCallback({ auth, token: TOKEN, appId: APP_ID, requireEncryption: true })).toThrow(/encodingAESKey/)
+    expect(() => createWechatCallback({ auth, token: TOKEN, appId: APP_ID, store: {} as never })).toThrow(/store must implement incrementCounter/)
   })
 })
 
@@ -294,6 +201,29 @@ describe('safe mode', () => {
     const plain = await keyless.callback({ method: 'POST', query: { ...q2, encrypt_type: 'aes', msg_signature: computeSignature(TOKEN, q2.timestamp, q2.nonce, encrypt) }, body })
     expect(keyless.calls).toEqual([{ sceneStr: 'pc_fake', openid: 'o_fake' }])
     expect(parseXml(plain.body).Content).toBe('Signed in.')
+  })
+
+  it('with a key, safe mode is required by default: plain pushes are 403, compatible ones accepted (B-wx-2)', async () => {
+    const { clock, query, event, calls, callback } = setup({ encodingAESKey: KEY })
+    const plain = event({ Event: 'SCAN', EventKey: 'pc_plain' })
+    expect(await callback({ method: 'POST', query: query(), body: plain })).toMatchObject({ status: 403, body: 'plain pushes are refused: encryption is required' })
+    // encrypt_type=aes without the ciphertext is no way around it.
+    expect((await callback({ method: 'POST', query: query({ encrypt_type: 'aes', msg_signature: 'x' }), body: plain })).status).toBe(400)
+    expect(calls).toHaveLength(0)
+    const encrypt = encryptMessage(decodeAesKey(KEY), APP_ID, event({ Event: 'SCAN', EventKey: 'pc_compat', CreateTime: Math.floor(clock.now() / 1000) + 1 }))
+    const q = query()
+    const compatible = buildXml({ ToUserName: ACCOUNT, FromUserName: 'o_user', CreateTime: 1, MsgType: 'event', Event: 'SCAN', EventKey: 'pc_compat', Encrypt: encrypt })
+    const res = await callback({ method: 'POST', query: { ...q, encrypt_type: 'aes', msg_signature: computeSignature(TOKEN, q.timestamp, q.nonce, encrypt) }, body: compatible })
+    expect(res.status).toBe(200)
+    expect(calls).toEqual([{ sceneStr: 'pc_compat', openid: 'o_user' }])
+  })
+
+  it('requireEncryption: false accepts plain pushes beside a key, for the switch to safe mode (B-wx-2)', async () => {
+    const { query, event, calls, callback } = setup({ encodingAESKey: KEY, requireEncryption: false })
+    const res = await callback({ method: 'POST', query: query(), body: event({ Event: 'SCAN', EventKey: 'pc_plain' }) })
+    expect(res.status).toBe(200)
+    expect(parseXml(res.body).Content).toBe('Signed in.')
+    expect(calls).toEqual([{ sceneStr: 'pc_plain', openid: 'o_user' }])
   })
 
   it('an encrypted body with DOCTYPE inside is refused too', async () => {

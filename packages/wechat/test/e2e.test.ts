@@ -14,10 +14,15 @@ const KEY = 'e2eKEYe2eKEYe2eKEYe2eKEYe2eKEYe2eKEYe2eKEY0'
 const resources = closer()
 afterEach(() => resources.closeAll())
 
-async function world(mode: 'plain' | 'safe', callbackOptions: Partial<WechatCallbackOptions> = {}, wrap?: (callback: WechatCallback) => WechatCallback) {
+async function world(
+  mode: 'plain' | 'safe',
+  callbackOptions: Partial<WechatCallbackOptions> = {},
+  wrap?: (callback: WechatCallback) => WechatCallback,
+  pushMode?: 'plain' | 'compatible' | 'safe',
+) {
   const clock = manualClock()
   const encodingAESKey = mode === 'safe' ? KEY : undefined
-  const emulator = resources.add(await startWechatEmulator({ ...ACCOUNT, encodingAESKey, now: clock.now, pushTimeoutMs: 300 }))
+  const emulator = resources.add(await startWechatEmulator({ ...ACCOUNT, encodingAESKey, mode: pushMode, now: clock.now, pushTimeoutMs: 300 }))
   const store = new MemoryStore()
   const scans: ScanEvent[] = []
   const auth = createScanAuth({
@@ -26,7 +31,7 @@ async function world(mode: 'plain' | 'safe', callbackOptions: Partial<WechatCall
     now: clock.now,
     hooks: { onScan: (e) => void scans.push(e) },
   })
-  const callback = createWechatCallback({ auth, token: ACCOUNT.token, appId: ACCOUNT.appId, encodingAESKey, now: clock.now, ...callbackOptions })
+  const callback = createWechatCallback({ auth, store, token: ACCOUNT.token, appId: ACCOUNT.appId, encodingAESKey, now: clock.now, ...callbackOptions })
   const server = resources.add(await serveCallback(wrap ? wrap(callback) : callback))
   emulator.setCallbackUrl(server.url)
   const ticketOf = (qrUrl: string) => new URL(qrUrl).searchParams.get('ticket')!
@@ -154,4 +159,15 @@ it('a callback for another appid refuses safe-mode pushes with 403', async () =>
   const scene = await auth.createScene({ deviceId: 'tv' })
   expect((await emulator.scan({ sceneStr: scene.sceneStr, openid: 'o_x' })).status).toBe(403)
   expect(store.snapshot().sessions).toHaveLength(0)
+})
+
+it.each([
+  ['plain', 403],
+  ['compatible', 200],
+  ['safe', 200],
+] as const)('with a key, safe mode is required by default: a %s push is answered %i', async (pushMode, status) => {
+  const { auth, emulator, scans } = await world('safe', {}, undefined, pushMode)
+  const scene = await auth.createScene({ deviceId: 'tv' })
+  expect((await emulator.scan({ sceneStr: scene.sceneStr, openid: 'o_mode' })).status).toBe(status)
+  expect(scans).toHaveLength(status === 200 ? 1 : 0)
 })

@@ -36,7 +36,7 @@ async function world(mode: 'plain' | 'safe', options: { callback?: Partial<Wecha
     now: clock.now,
     hooks: { onScan: (event) => void scans.push(event) },
   })
-  const callback = createWechatCallback({ auth, token: ACCOUNT.token, appId: ACCOUNT.appId, encodingAESKey, now: clock.now, ...options.callback })
+  const callback = createWechatCallback({ auth, store, token: ACCOUNT.token, appId: ACCOUNT.appId, encodingAESKey, now: clock.now, ...options.callback })
   const wechat = createWechatFetchHandler(callback, options.fetch)
   const app = new Hono()
   app.get('/health', (c) => c.text('ok'))

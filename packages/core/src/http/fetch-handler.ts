@@ -42,6 +42,16 @@ export interface FetchHandlerOptions {
   onError?(error: unknown, request: Request): void
   /** Adds `purchase_url` to the `need_purchase` answers; off by default (see `HttpHandlerOptions.purchaseUrl`). */
   purchaseUrl?: string
+  /**
+   * The client's address, for the per-address limit of `create_scene` (docs/behaviour.md, B-rate-5).
+   * A `Request` carries no peer address: take it from a header your own proxy or CDN sets and
+   * overwrites (`x-real-ip` from your nginx, `cf-connecting-ip` on Cloudflare; never a header the
+   * client can set unchecked), or from the host (`server.requestIP(request)?.address` on Bun; on
+   * Hono or Deno, remember the connection's address per `Request` in a `WeakMap`). Without it,
+   * `create_scene` is limited per device and by the daily budget only. Called only for
+   * `create_scene`; a throw answers 500 and goes to `onError`.
+   */
+  clientAddress?: (request: Request) => string | undefined
 }
 
 /** Answers a Fetch `Request` for scanauth's routes; other paths answer 404 `{detail}`. */
@@ -96,6 +106,9 @@ export function createFetchHandler(auth: ScanAuth, options: FetchHandlerOptions 
         body: reads ? await readFetchBody(request, maxBodyBytes) : undefined,
         signal,
       }
+      // Read when a route asks (only create_scene does): a poll never calls the app's function.
+      const addressOf = options.clientAddress
+      if (addressOf !== undefined) Object.defineProperty(httpRequest, 'clientAddress', { get: () => addressOf(request), enumerable: true })
       originals.set(httpRequest, request)
       answer = await handle(httpRequest)
     } catch (error) {

@@ -12,7 +12,7 @@
  * - `POST logout` with the Bearer token → 204, the session ended; 401 for an unknown or ended one.
  *
  * Errors answer `{detail}` with the status of their `ScanAuthError` code; malformed input is 400, a
- * wrong method on one of these paths 405.
+ * wrong method on one of these paths 405, a rate limit 429 with `Retry-After` (B-rate-1, B-rate-9).
  *
  * @module
  */
@@ -73,7 +73,9 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
     run: async (request, { auth, maxBodyBytes }) => {
       const body = jsonObjectBody(request, maxBodyBytes)
       if (body.device_id === undefined) throw new ScanAuthError('invalid_request', 'device_id is required')
-      return createSceneBody(await auth.createScene({ deviceId: body.device_id as string }))
+      // An empty address (Koa's `ctx.ip` when the socket is gone) is no address.
+      const address = request.clientAddress
+      return createSceneBody(await auth.createScene({ deviceId: body.device_id as string, clientAddress: address === '' ? undefined : address }))
     },
   },
   '/status': {
@@ -207,5 +209,7 @@ function respond(status: number, body: unknown, extra: Record<string, string> = 
 function errorResponse(error: unknown, headers: Record<string, string> = {}): HttpResponse {
   const answer = error instanceof ScanAuthError ? error : new ScanAuthError('internal_error', 'Internal error', { cause: error })
   const extra: Record<string, string> = answer.code === 'unauthorized' ? { 'www-authenticate': 'Bearer', ...headers } : headers
+  // A 429 says when to come back (B-rate-8), in whole seconds as RFC 9110 writes it.
+  if (answer.retryAfterSeconds !== undefined) extra['retry-after'] = String(answer.retryAfterSeconds)
   return respond(answer.status, errorBody(answer.message), extra)
 }

@@ -27,13 +27,22 @@ export interface HttpRequest {
    * stream (`events`): without it a departed client's wait runs to its end.
    */
   signal?: AbortSignal
+  /**
+   * The client's address, as the framework determined it (Express `req.ip`, Koa `ctx.ip`, which
+   * follow `X-Forwarded-For` only when the app trusts its proxy). `create_scene` is limited per
+   * address (docs/behaviour.md, B-rate-5); absent or empty, only the other limits apply.
+   */
+  clientAddress?: string
 }
 
 /** The response to send. `body` is a JSON value; send it with `JSON.stringify`. */
 export interface HttpResponse {
   /** HTTP status. */
   status: number
-  /** Response headers (lower-case names): content type, `cache-control: no-store`, `allow`, `www-authenticate`. */
+  /**
+   * Response headers (lower-case names): content type, `cache-control: no-store`, `allow`,
+   * `www-authenticate`, `retry-after` (on a 429).
+   */
   headers?: Record<string, string>
   /** The JSON body: the wire shape of docs/behaviour.md, or `{detail}` for errors. Absent for a 204 and an event stream. */
   body?: unknown

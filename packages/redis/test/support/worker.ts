@@ -34,6 +34,11 @@ export type Job =
    * `<type> <authorization id>` for a consumption that spent, `revoked` for the revocation.
    */
   | { phase: 'revokeRace'; token: string; consumes: number; points: number; authorizationId: number; revokeAfter: number | null }
+  /**
+   * `count` increments of the counter `key` straight on the store, `lanes` in flight at once;
+   * outcomes `<value>` (one per value answered).
+   */
+  | { phase: 'count'; key: string; expiresAt: number; now: number; count: number; lanes: number }
   | { phase: 'exit' }
 
 /** Outcomes of one phase in this process, by kind (e.g. `authorized`, `invalid`, `points`, `error`). */
@@ -68,6 +73,12 @@ class CountingStore implements Store {
   }
   watchScenes(listener: SceneChangeListener): () => void {
     return this.inner.watchScenes(listener)
+  }
+  incrementCounter(key: string, expiresAt: number, now: number): Promise<number> {
+    return this.inner.incrementCounter(key, expiresAt, now)
+  }
+  deleteCounter(key: string): Promise<void> {
+    return this.inner.deleteCounter(key)
   }
 }
 
@@ -121,6 +132,16 @@ async function run(job: Exclude<Job, { phase: 'exit' }>): Promise<PhaseReport> {
           return `id ${granted.id}`
         }),
       ),
+    )
+  } else if (job.phase === 'count') {
+    let started = 0
+    await Promise.all(
+      Array.from({ length: job.lanes }, async () => {
+        while (started < job.count) {
+          started++
+          await attempt(job.key, async () => String(await store.incrementCounter(job.key, job.expiresAt, job.now)))
+        }
+      }),
     )
   } else if (job.phase === 'revokeRace') {
     let made = 0

@@ -22,6 +22,8 @@ const store: Store = {
   listLedger: (query) => sqlite.listLedger(query),
   endSessions: (selector, at) => sqlite.endSessions(selector, at),
   watchScenes: (listener) => sqlite.watchScenes(listener),
+  incrementCounter: (key, expiresAt, at) => sqlite.incrementCounter(key, expiresAt, at),
+  deleteCounter: (key) => sqlite.deleteCounter(key),
   async commit(changes) {
     const result = await sqlite.commit(changes)
     report.commits++
@@ -58,6 +60,11 @@ async function handle(command: Command): Promise<void> {
       tokens.splice(command.revokeAfter, 0, null)
       return phase(tokens, (token) => (token === null ? revokeOne(command) : consumeOne(token)), { shuffle: false })
     }
+    case 'count':
+      report = emptyReport()
+      for (let i = 0; i < command.count; i++) await countOnce(command)
+      send({ kind: 'done', report })
+      return
     case 'loop':
       report = emptyReport()
       await loop(command)
@@ -115,6 +122,14 @@ async function revokeOne({ authorizationId, reason }: Extract<Command, { kind: '
   const authorization = await auth.revokeAuthorization({ authorizationId, reason })
   if (authorization.status !== 'revoked') throw new Error(`revokeAuthorization answered status ${authorization.status}`)
   report.revokes++
+}
+
+async function countOnce({ key, expiresAt, now: at }: Extract<Command, { kind: 'count' }>): Promise<void> {
+  report.counterValues.push(await store.incrementCounter(key, expiresAt, at))
+  // An increment holds the write lock only for its own statement, but a process that found it
+  // taken sleeps in SQLite's busy handler while this one takes it again at once: a short random
+  // pause between increments (one at a time, no lanes) lets the processes take turns.
+  await new Promise<void>((resolve) => setTimeout(resolve, random() * 2))
 }
 
 async function consumeOne(sessionToken: string): Promise<void> {

@@ -23,6 +23,8 @@ export type Command =
    * of those consumptions have been started, while the rest are still in flight.
    */
   | { kind: 'consume-revoke'; now: number; tokens: string[]; revokeAfter: number; authorizationId: number; reason: string }
+  /** `Store.incrementCounter(key, expiresAt, now)` `count` times (one at a time, a pause of 0–2 ms after each), straight on the worker's store. */
+  | { kind: 'count'; now: number; key: string; expiresAt: number; count: number }
   /**
    * Until `stop`: scan shared scenes with shared openids, grant points to shared and own openids,
    * consume with own tokens, poll. Reports progress every `progressEvery` operations.
@@ -48,6 +50,8 @@ export interface Report {
   authorizationIds: number[]
   /** Revocations made (each answered with status `revoked`). */
   revokes: number
+  /** What each counter increment answered, in the order they returned. */
+  counterValues: number[]
   /** Commits through the worker's store, and how many of them reported a conflict (then retried). */
   commits: number
   conflicts: number
@@ -62,7 +66,7 @@ export type Reply =
 
 /** An empty report. */
 export function emptyReport(): Report {
-  return { scans: 0, invalid: 0, processed: [], polls: 0, grants: 0, pointsGranted: 0, ownPointsGranted: 0, consumes: { ok: 0, need_purchase: 0, insufficient_points: 0 }, authorizationIds: [], revokes: 0, commits: 0, conflicts: 0 }
+  return { scans: 0, invalid: 0, processed: [], polls: 0, grants: 0, pointsGranted: 0, ownPointsGranted: 0, consumes: { ok: 0, need_purchase: 0, insufficient_points: 0 }, authorizationIds: [], revokes: 0, counterValues: [], commits: 0, conflicts: 0 }
 }
 
 /** A forked worker seen from the parent. */

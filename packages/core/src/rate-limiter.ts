@@ -1,0 +1,46 @@
+/**
+ * The shell around scene creation's limits (docs/behaviour.md, B-rate-1…8): it increments the
+ * counters `rules/rate-limits.ts` names, in the store, and throws `rate_limited` when the rules
+ * refuse. The counters live in the store so that every instance over it shares them, and
+ * `incrementCounter` is atomic, so concurrent calls never both take the last place in a window.
+ *
+ * @module
+ */
+import { ScanAuthError } from './errors'
+import { decide, sceneChecks, type CounterCheck, type Refusal, type SceneLimitKind, type SceneLimits } from './rules/rate-limits'
+import type { Store } from './store'
+
+/** Admits or refuses a scene creation; see {@link createSceneLimiter}. */
+export type SceneLimiter = (input: { deviceId: string; clientAddress: string | undefined }) => Promise<void>
+
+/** What each limit says when it refuses (the `detail` of the 429). */
+const REASONS: Record<SceneLimitKind, string> = {
+  device: 'Too many QR codes requested for this device',
+  address: 'Too many QR codes requested from this address',
+  budget: "The account's daily QR code budget is used up",
+}
+
+/**
+ * Creates the limiter of `createScene`. It resolves when the call may go on to the QR provider and
+ * throws `ScanAuthError` `rate_limited` (429, with `retryAfterSeconds`) when a limit refuses it.
+ * Store errors pass through: the call fails rather than going on unlimited.
+ */
+export function createSceneLimiter(store: Store, limits: SceneLimits, now: () => number): SceneLimiter {
+  const count = (checks: readonly CounterCheck[], at: number) =>
+    Promise.all(checks.map((check) => store.incrementCounter(check.key, check.window.end, at)))
+  return async ({ deviceId, clientAddress }) => {
+    const at = now()
+    const { first, budget } = sceneChecks({ deviceId, clientAddress, now: at, limits })
+    // The device and the address together (one round trip's wait); the budget only for a call they
+    // both let through, so one address refused again and again cannot spend it (B-rate-7).
+    refuseIf(decide(first, await count(first, at), at))
+    if (budget !== null) refuseIf(decide([budget], await count([budget], at), at))
+  }
+}
+
+function refuseIf(refusal: Refusal | null): void {
+  if (refusal === null) return
+  const { kinds, retryAfterSeconds } = refusal
+  const reason = REASONS[kinds[0] as SceneLimitKind]
+  throw new ScanAuthError('rate_limited', `${reason}; try again in ${retryAfterSeconds} s`, { retryAfterSeconds })
+}
