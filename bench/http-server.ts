@@ -32,6 +32,7 @@ import { createScanAuth } from '@scanauth/core'
 import { scanAuthRouter } from '@scanauth/express'
 import { scanAuthMiddleware } from '@scanauth/koa'
 import { constantQr, openBenchStore, type StoreKind } from './stores'
+import { NO_RATE_LIMITS } from './lib'
 
 /** The frameworks this file can serve. */
 export type HttpFramework = 'express' | 'koa'
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
     qr: constantQr,
     sceneTtlSeconds: 3600,
     // Off: the load generator polls one scene from one address thousands of times a second.
-    rateLimits: { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false },
+    rateLimits: NO_RATE_LIMITS,
   })
   const { sceneStr } = await auth.createScene({ deviceId: 'bench-http' })
   const { sceneStr: authorizedScene } = await auth.createScene({ deviceId: 'bench-http' })

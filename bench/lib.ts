@@ -141,3 +141,9 @@ export function markdownTable(rows: BenchRow[]): string {
   }
   return lines.join('\n')
 }
+
+/**
+ * Rate limits off: a benchmark drives one device, one address and one scene thousands of times a
+ * second from a clock that may stand still, which is exactly what the limits exist to refuse.
+ */
+export const NO_RATE_LIMITS = { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false } as const

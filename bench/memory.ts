@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { createScanAuth, MemoryStore, type QrProvider } from '@scanauth/core'
-import { markdownTable, measurePair, row, type BenchRow, type MeasureOptions } from './lib'
+import { markdownTable, measurePair, row, type BenchRow, type MeasureOptions, NO_RATE_LIMITS } from './lib'
 
 const DAY = 24 * 3600 * 1000
 /** Users with an authorized scene, a session and a large points authorization. */
@@ -143,7 +143,7 @@ export async function benchMemory(options: MeasureOptions = {}): Promise<BenchRo
   const store = new MemoryStore()
   // Rate limits off, as in bench/sqlite.ts and bench/redis.ts: one device creates scenes by the thousand
   // and the clock stands still, so every limit would refuse.
-  const auth = createScanAuth({ store, qr: constantQr, sceneTtlSeconds: SCENE_TTL_MS / 1000, sessionTtlHours: SESSION_TTL_MS / 3600_000, now: () => now, rateLimits: { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false } })
+  const auth = createScanAuth({ store, qr: constantQr, sceneTtlSeconds: SCENE_TTL_MS / 1000, sessionTtlHours: SESSION_TTL_MS / 3600_000, now: () => now, rateLimits: NO_RATE_LIMITS })
   const plain = new PlainMaps(() => now)
 
   // Users: scanned once (free trial), then a points authorization big enough for any run; the

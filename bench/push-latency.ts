@@ -18,7 +18,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createScanAuth, type ScanAuth, type Store } from '@scanauth/core'
 import { ask, startChild, stopChild } from './child'
-import { summarize } from './lib'
+import { summarize, NO_RATE_LIMITS } from './lib'
 import type { ScanDone, ScannerReady } from './push-scanner'
 import { constantQr, openBenchStore, STORE_LABEL, type StoreKind } from './stores'
 
@@ -129,7 +129,7 @@ async function oneInstance(kind: StoreKind, samples: number, warmup: number): Pr
   const opened = await openBenchStore(kind)
   try {
     const stamped = stampCommits(opened.store)
-    const auth = createScanAuth({ store: stamped.store, qr: constantQr, sceneTtlSeconds: 3600 })
+    const auth = createScanAuth({ store: stamped.store, qr: constantQr, sceneTtlSeconds: 3600, rateLimits: NO_RATE_LIMITS })
     const scan: Scan = async (sceneStr, openid) => {
       stamped.reset()
       const { result } = await auth.handleScan({ sceneStr, openid })
@@ -145,7 +145,7 @@ async function oneInstance(kind: StoreKind, samples: number, warmup: number): Pr
 async function twoProcesses(kind: 'sqlite' | 'redis', samples: number, warmup: number): Promise<LatencyRow> {
   const opened = await openBenchStore(kind)
   try {
-    const auth = createScanAuth({ store: opened.store, qr: constantQr, sceneTtlSeconds: 3600 })
+    const auth = createScanAuth({ store: opened.store, qr: constantQr, sceneTtlSeconds: 3600, rateLimits: NO_RATE_LIMITS })
     const { child } = await startChild<ScannerReady>('push-scanner.ts', [kind, opened.where])
     try {
       const scan: Scan = async (sceneStr, openid) => {

@@ -13,6 +13,7 @@
 import { createScanAuth } from '@scanauth/core'
 import { stampCommits } from './push-latency'
 import { constantQr, openBenchStore } from './stores'
+import { NO_RATE_LIMITS } from './lib'
 
 /** Sent once the store is open. */
 export interface ScannerReady {
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
   }
   const opened = await openBenchStore(kind, where)
   const stamped = stampCommits(opened.store)
-  const auth = createScanAuth({ store: stamped.store, qr: constantQr, sceneTtlSeconds: 3600 })
+  const auth = createScanAuth({ store: stamped.store, qr: constantQr, sceneTtlSeconds: 3600, rateLimits: NO_RATE_LIMITS })
   process.on('message', (message: { type?: string; sceneStr?: string; openid?: string }) => {
     if (message.type === 'scan') {
       void (async () => {

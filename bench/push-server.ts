@@ -25,6 +25,7 @@ import express, { type Request, type Response } from 'express'
 import { createScanAuth, MemoryStore } from '@scanauth/core'
 import { scanAuthRouter } from '@scanauth/express'
 import { constantQr } from './stores'
+import { NO_RATE_LIMITS } from './lib'
 
 /** Sent once the server listens. */
 export interface PushServerReady {
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
     throw new Error('bench/push-server.ts runs as a child of bench/push-connections.ts: <scenes> <scanauth | bare>')
   }
   if (gc === undefined) throw new Error('bench/push-server.ts needs --expose-gc')
-  const auth = createScanAuth({ store: new MemoryStore(), qr: constantQr, sceneTtlSeconds: 3600 })
+  const auth = createScanAuth({ store: new MemoryStore(), qr: constantQr, sceneTtlSeconds: 3600, rateLimits: NO_RATE_LIMITS })
   const scenes: string[] = []
   for (let i = 0; i < count; i++) scenes.push((await auth.createScene({ deviceId: `bench-push-${i}` })).sceneStr)
 

@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createScanAuth, MemoryStore, type NewAuthorization, type NewLedgerEntry, type ScanAuth, type Store } from '@scanauth/core'
 import { SqliteStore } from '@scanauth/sqlite'
-import { markdownTable, measurePair, row, type BenchRow, type MeasureOptions } from './lib'
+import { markdownTable, measurePair, row, type BenchRow, type MeasureOptions, NO_RATE_LIMITS } from './lib'
 
 const DAY = 24 * 3600 * 1000
 /** The long queue. */
@@ -47,7 +47,7 @@ export async function benchQueueLength(storeName: string, store: Store, options:
     sessionTtlHours: 24 * 365,
     now: () => now,
     // Off, as in bench/sqlite.ts and bench/redis.ts: the scans here create scenes by the thousand.
-    rateLimits: { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false },
+    rateLimits: NO_RATE_LIMITS,
   })
   const run = `${Date.now().toString(36)}`
   const users: BenchUser[] = []

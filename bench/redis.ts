@@ -29,7 +29,7 @@ import { pathToFileURL } from 'node:url'
 import { Redis } from 'ioredis'
 import { createScanAuth, type NewAuthorization, type NewLedgerEntry, type ScanAuth, type Store } from '@scanauth/core'
 import { RedisStore } from '@scanauth/redis'
-import { markdownTable, measurePair as measureAlternating, row, summarize, type BenchRow, type Measurement } from './lib'
+import { markdownTable, measurePair as measureAlternating, row, summarize, type BenchRow, type Measurement, NO_RATE_LIMITS } from './lib'
 import { seedSteadyState } from './seed'
 
 /** Users with an authorized scene, a session and a large points authorization. */
@@ -154,7 +154,7 @@ export async function benchRedis(options: { memory?: (m: PendingSceneMemory) => 
       qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
       sessionTtlHours: 24 * 365,
       now: () => now,
-      rateLimits: { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false },
+      rateLimits: NO_RATE_LIMITS,
     })
 
     const { openids, authorizedScenes, tokens } = await seedSteadyState(auth, USERS, (ms) => (now += ms))

@@ -16,6 +16,7 @@
 import { Redis } from 'ioredis'
 import { createScanAuth } from '@scanauth/core'
 import { RedisStore } from '@scanauth/redis'
+import { NO_RATE_LIMITS } from './lib'
 
 /** A phase of the scaling benchmark. */
 export type ScalingPhase = 'createScene' | 'pending poll' | 'scan' | 'authorized poll'
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
     qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
     sceneTtlSeconds: 3600,
     // Off, as in bench/redis.ts: the phases create and poll scenes by the thousand.
-    rateLimits: { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false },
+    rateLimits: NO_RATE_LIMITS,
   })
   const pool: string[] = []
   const scanned: string[] = []

@@ -31,7 +31,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createScanAuth } from '@scanauth/core'
 import { SqliteStore } from '@scanauth/sqlite'
-import { markdownTable, measurePair, row, type BenchRow, type MeasureOptions } from './lib'
+import { markdownTable, measurePair, row, type BenchRow, type MeasureOptions, NO_RATE_LIMITS } from './lib'
 import { benchQueueLength } from './queue-length'
 import { seedSteadyState } from './seed'
 
@@ -72,7 +72,7 @@ export async function benchSqlite(options: BenchSqliteOptions = {}): Promise<Ben
       qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
       sessionTtlHours: 24 * 365,
       now: () => now,
-      rateLimits: { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false },
+      rateLimits: NO_RATE_LIMITS,
     })
 
     const { openids, authorizedScenes, tokens } = await seedSteadyState(auth, USERS, (ms) => (now += ms))
