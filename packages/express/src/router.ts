@@ -56,15 +56,19 @@ export function scanAuthRouter(auth: ScanAuth, options: ScanAuthRouterOptions = 
   const router = Router()
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
+      // Express computes req.path on every read: read it once.
+      const path = req.path
       // Only a path that is ours has its body read; everything else goes on untouched.
-      if (!handle.owns(req.path)) return next()
+      if (!handle.owns(path)) return next()
       const reads = req.method !== 'GET' && req.method !== 'HEAD'
       // Express 5 parses the query string on every read of req.query: read it once.
       const query = req.query
       // The long poll and the event stream end when the client goes away (B-wait-4); nothing else waits.
-      const signal = mayWait(req.path, query) ? clientGoneSignal(res) : undefined
+      const signal = mayWait(path, query) ? clientGoneSignal(res) : undefined
+      // Only create_scene is limited per address (B-rate-5): the polls do not pay for reading it.
       // `req.ip` follows X-Forwarded-For only as far as `app.set('trust proxy', …)` allows.
-      const request = { method: req.method, path: req.path, query, headers: req.headers, signal, clientAddress: req.ip }
+      const clientAddress = reads ? req.ip : undefined
+      const request = { method: req.method, path, query, headers: req.headers, signal, clientAddress }
       const response = await handle({ ...request, body: reads ? await bodyOf(req, maxBodyBytes) : undefined })
       if (response === undefined) return next()
       // Nobody is left to read the answer of a wait the client abandoned.

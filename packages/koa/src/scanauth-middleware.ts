@@ -50,15 +50,19 @@ export function scanAuthMiddleware(auth: ScanAuth, options: ScanAuthMiddlewareOp
   const { onError, purchaseUrl, heartbeatMs } = options
   const handle = createHttpHandler(auth, { basePath: options.basePath ?? '/auth', maxBodyBytes, onError, purchaseUrl, heartbeatMs })
   return async (ctx: Context, next: Next) => {
+    const path = ctx.path
     // Only a path that is ours has its body read; everything else goes on untouched.
-    if (!handle.owns(ctx.path)) return next()
-    const reads = ctx.method !== 'GET' && ctx.method !== 'HEAD'
+    if (!handle.owns(path)) return next()
+    const method = ctx.method
+    const reads = method !== 'GET' && method !== 'HEAD'
     const body = reads ? await bodyOf(ctx, maxBodyBytes, false) : undefined
     const query = ctx.query
     // The long poll and the event stream end when the client goes away (B-wait-4); nothing else waits.
-    const signal = mayWait(ctx.path, query) ? clientGoneSignal(ctx.res) : undefined
+    const signal = mayWait(path, query) ? clientGoneSignal(ctx.res) : undefined
+    // Only create_scene is limited per address (B-rate-5): the polls do not pay for reading it.
     // `ctx.ip` follows X-Forwarded-For only when `app.proxy` is true.
-    const response = await handle({ method: ctx.method, path: ctx.path, query, headers: ctx.headers, body, signal, clientAddress: ctx.ip })
+    const clientAddress = reads ? ctx.ip : undefined
+    const response = await handle({ method, path, query, headers: ctx.headers, body, signal, clientAddress })
     if (response === undefined) return next()
     if (response.events !== undefined) return sendEvents(ctx, response, response.events)
     if (response.body === undefined) {
