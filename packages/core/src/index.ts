@@ -72,6 +72,7 @@ export type {
 export { createHttpHandler } from './http/handler'
 export type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from './http/types'
 export { readRawBody, firstQueryValues } from './http/node-body'
+export { mayWait, clientGoneSignal } from './http/node-wait'
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './http/fetch-handler'
 export { readFetchBody } from './http/fetch-body'
 export { SCENE_STR_PATTERN, newSceneStr, newSessionToken } from './random'

@@ -4,9 +4,8 @@
  * @module
  */
 import { Router, type NextFunction, type Request, type Response } from 'express'
-import { createHttpHandler, type HttpHandlerOptions, type ScanAuth } from '@scanauth/core'
+import { clientGoneSignal, createHttpHandler, mayWait, type HttpHandlerOptions, type ScanAuth } from '@scanauth/core'
 import { bodyOf } from './body'
-import { clientGoneSignal, mayWait } from './client-gone'
 import { sendEvents, sendJson } from './send'
 
 /** Options of {@link scanAuthRouter}. */

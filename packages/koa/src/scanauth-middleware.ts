@@ -4,9 +4,8 @@
  * @module
  */
 import type { Context, Middleware, Next } from 'koa'
-import { createHttpHandler, type HttpHandlerOptions, type HttpResponse, type ScanAuth } from '@scanauth/core'
+import { clientGoneSignal, createHttpHandler, mayWait, type HttpHandlerOptions, type HttpResponse, type ScanAuth } from '@scanauth/core'
 import { bodyOf } from './body'
-import { clientGoneSignal, mayWait } from './client-gone'
 import { sendEvents } from './send-events'
 
 /** Options of {@link scanAuthMiddleware}. */

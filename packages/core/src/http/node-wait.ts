@@ -1,5 +1,6 @@
 /**
- * The signal a waiting request needs: aborted when the client goes away.
+ * For the Node framework middlewares (Express, Koa, a bare `node:http` server): which requests may
+ * wait, and the signal a waiting request needs, aborted when the client goes away.
  *
  * @module
  */
