@@ -8,6 +8,7 @@ export const MAIN_EXPORTS: Readonly<Record<string, readonly string[]>> = {
   '@scanauth/redis': ['RedisStore'],
   '@scanauth/wechat': ['createWechatQrProvider', 'createWechatCallback'],
   '@scanauth/wechat-emulator': ['startWechatEmulator'],
+  '@scanauth/postgres': ['PostgresStore', 'PostgresStoreError'],
   '@scanauth/testkit': ['describeStoreContract'],
   '@scanauth/express': ['scanAuthRouter', 'wechatCallbackMiddleware'],
   '@scanauth/koa': ['scanAuthMiddleware', 'wechatCallbackMiddleware'],

@@ -1,0 +1,215 @@
+/**
+ * The database schema as a list of migrations, and `migrate()`, which brings a schema up to date.
+ *
+ * Every table is named `scanauth_*` inside the store's PostgreSQL schema (default `public`), so the
+ * store can share a database with the application's own tables. `scanauth_schema_migrations` holds
+ * one row per applied migration; the schema version is the highest `version` in it. Migrations only
+ * ever get appended to the list: a released step is never edited, or databases that already applied
+ * it would silently differ from new ones.
+ *
+ * Column conventions: timestamps are `double precision` epoch milliseconds, which is exactly a
+ * JavaScript number, so whatever the service's clock returns (a fractional millisecond included)
+ * round-trips as it does in MemoryStore; ids are `bigint GENERATED ALWAYS AS IDENTITY` (never reused,
+ * increasing in commit order within one commit, as the Store contract asks); strings that are looked
+ * up by equality (`scene_str`, `openid`, `token`, keys) use `COLLATE "C"`: compared byte for byte,
+ * never normalized, whatever the database's locale.
+ *
+ * @module
+ */
+import type { Pool, PoolClient } from 'pg'
+import { commitFunctionSql } from './commit-function'
+import { PostgresStoreError } from './errors'
+
+/** One step of the schema's history. */
+export interface Migration {
+  /** 1, 2, 3, ...: the schema version once this step is applied. */
+  version: number
+  /** What the step does, recorded in the version table. */
+  name: string
+  /** The statements of the step for the quoted schema name `s`, run in the transaction of its version row. */
+  sql(s: string): string
+}
+
+/** The schema's history, oldest first. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'tables, lookup indexes and the commit function',
+    sql: (s) => `
+      CREATE TABLE ${s}.scanauth_users (
+        id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        openid           text COLLATE "C" NOT NULL,
+        created_at       double precision NOT NULL,
+        last_seen_at     double precision NOT NULL,
+        has_claimed_free boolean NOT NULL,
+        version          bigint NOT NULL,
+        CONSTRAINT scanauth_users_openid_key UNIQUE (openid)
+      );
+
+      CREATE TABLE ${s}.scanauth_scenes (
+        id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        scene_str     text COLLATE "C" NOT NULL,
+        device_id     text NOT NULL,
+        status        text NOT NULL CHECK (status IN ('pending', 'scanned', 'authorized', 'expired')),
+        user_id       bigint REFERENCES ${s}.scanauth_users (id),
+        created_at    double precision NOT NULL,
+        expires_at    double precision NOT NULL,
+        authorized_at double precision,
+        version       bigint NOT NULL,
+        CONSTRAINT scanauth_scenes_scene_str_key UNIQUE (scene_str)
+      );
+      CREATE INDEX scanauth_scenes_by_expiry ON ${s}.scanauth_scenes (expires_at);
+
+      CREATE TABLE ${s}.scanauth_authorizations (
+        id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        user_id          bigint NOT NULL REFERENCES ${s}.scanauth_users (id),
+        type             text NOT NULL CHECK (type IN ('time', 'points')),
+        status           text NOT NULL CHECK (status IN ('pending', 'active', 'expired', 'exhausted', 'revoked')),
+        start_at         double precision NOT NULL,
+        end_at           double precision,
+        remaining_points bigint NOT NULL CHECK (remaining_points >= 0),
+        total_points     bigint NOT NULL,
+        source           text NOT NULL,
+        created_at       double precision NOT NULL,
+        updated_at       double precision NOT NULL
+      );
+      -- A user's live authorizations in FIFO order: user_id and status select, created_at and id order.
+      CREATE INDEX scanauth_authorizations_by_user ON ${s}.scanauth_authorizations (user_id, status, created_at, id);
+
+      -- scene_id is deliberately not a foreign key: scenes and sessions expire on their own deadlines.
+      CREATE TABLE ${s}.scanauth_sessions (
+        id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        token      text COLLATE "C" NOT NULL,
+        user_id    bigint NOT NULL REFERENCES ${s}.scanauth_users (id),
+        device_id  text NOT NULL,
+        scene_id   bigint NOT NULL,
+        created_at double precision NOT NULL,
+        expires_at double precision NOT NULL,
+        CONSTRAINT scanauth_sessions_token_key UNIQUE (token)
+      );
+      -- The latest session of a scene: the last entry of the scene's range.
+      CREATE INDEX scanauth_sessions_by_scene ON ${s}.scanauth_sessions (scene_id, id);
+      -- endSessions({ userId }): the user's sessions still live at a time.
+      CREATE INDEX scanauth_sessions_by_user ON ${s}.scanauth_sessions (user_id, expires_at);
+      CREATE INDEX scanauth_sessions_by_expiry ON ${s}.scanauth_sessions (expires_at);
+
+      -- Append-only: rows are never updated or deleted.
+      CREATE TABLE ${s}.scanauth_ledger (
+        id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        user_id          bigint NOT NULL REFERENCES ${s}.scanauth_users (id),
+        authorization_id bigint NOT NULL REFERENCES ${s}.scanauth_authorizations (id),
+        kind             text NOT NULL CHECK (kind IN ('grant', 'activate', 'consume', 'expire', 'exhaust', 'revoke')),
+        points           bigint NOT NULL,
+        remaining_points bigint NOT NULL,
+        at               double precision NOT NULL,
+        source           text,
+        idempotency_key  text,
+        reason           text
+      );
+      -- A user's entries by id: listLedger's keyset pages.
+      CREATE INDEX scanauth_ledger_by_user ON ${s}.scanauth_ledger (user_id, id);
+
+      -- Kept for good: a key is remembered at least as long as its authorization.
+      CREATE TABLE ${s}.scanauth_idempotency (
+        key              text COLLATE "C" PRIMARY KEY,
+        fingerprint      text NOT NULL,
+        authorization_id bigint REFERENCES ${s}.scanauth_authorizations (id),
+        result           text,
+        created_at       double precision NOT NULL
+      );
+
+      -- Store.incrementCounter / deleteCounter: rate limits, WeChat replay and duplicate records.
+      -- A row whose expires_at has passed is dead: the next increment restarts it.
+      CREATE TABLE ${s}.scanauth_counters (
+        key        text COLLATE "C" PRIMARY KEY,
+        count      bigint NOT NULL,
+        expires_at double precision NOT NULL
+      );
+      CREATE INDEX scanauth_counters_by_expiry ON ${s}.scanauth_counters (expires_at);
+
+      ${commitFunctionSql(s)}
+    `,
+  },
+]
+
+/** The schema version this release writes and reads. */
+export const SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0
+
+/** The name of the version table (inside the store's schema). */
+export const VERSION_TABLE = 'scanauth_schema_migrations'
+
+/** What `PostgresStore.migrate()` did: the schema version before and after. */
+export interface MigrationOutcome {
+  /** The version found. */
+  from: number
+  /** The version left (always {@link SCHEMA_VERSION}). */
+  to: number
+}
+
+/**
+ * First key of the advisory lock that serializes migrations: a constant of ours ("scan" in ASCII),
+ * paired with a hash of the schema name, so that stores on different schemas migrate independently.
+ */
+const LOCK_CLASS = 0x7363616e
+
+/** `name` as a quoted SQL identifier. Schema names are checked by the options, so this never needs escaping beyond quotes. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`
+}
+
+/**
+ * Brings the schema up to {@link SCHEMA_VERSION}, or refuses one from a newer release with a
+ * {@link PostgresStoreError} `schema_too_new`. Safe when several processes start at once: one
+ * transaction takes a transaction-scoped advisory lock (`pg_advisory_xact_lock`) before it reads
+ * the version, so one process migrates while the others wait, then find the schema current.
+ */
+export async function migrate(pool: Pool, schema: string): Promise<MigrationOutcome> {
+  const s = quoteIdentifier(schema)
+  const client = await pool.connect()
+  let failed: unknown = undefined
+  try {
+    await client.query('BEGIN')
+    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema])
+    // Only when missing: CREATE SCHEMA needs the CREATE privilege on the database even with IF NOT
+    // EXISTS, which an application role using an existing schema (public) may well lack.
+    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`)
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.${VERSION_TABLE} (
+      version    integer PRIMARY KEY,
+      name       text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`)
+    const found = await client.query<{ v: number }>(`SELECT COALESCE(MAX(version), 0)::integer AS v FROM ${s}.${VERSION_TABLE}`)
+    const from = found.rows[0]?.v ?? 0
+    if (from > SCHEMA_VERSION) {
+      throw new PostgresStoreError(
+        'schema_too_new',
+        `schema ${schema} is at version ${from}, written by a newer @scanauth/postgres; this release knows versions up to ${SCHEMA_VERSION}`,
+      )
+    }
+    for (const step of MIGRATIONS) {
+      if (step.version <= from) continue
+      await runStep(client, s, step)
+    }
+    await client.query('COMMIT')
+    return { from, to: SCHEMA_VERSION }
+  } catch (error) {
+    failed = error
+    await client.query('ROLLBACK').catch(() => undefined)
+    throw error
+  } finally {
+    // A client whose rollback may not have run is not given back to the pool for reuse.
+    client.release(failed instanceof PostgresStoreError || failed === undefined ? undefined : true)
+  }
+}
+
+/** One step and its version row; a failure becomes `migration_failed` naming the step. */
+async function runStep(client: PoolClient, s: string, step: Migration): Promise<void> {
+  try {
+    await client.query(step.sql(s))
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new PostgresStoreError('migration_failed', `migration ${step.version} (${step.name}) failed: ${reason}`, { cause: error })
+  }
+  await client.query(`INSERT INTO ${s}.${VERSION_TABLE} (version, name) VALUES ($1, $2)`, [step.version, step.name])
+}

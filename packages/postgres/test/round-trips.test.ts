@@ -1,0 +1,62 @@
+// How many statements each operation sends, counted on the real pool: every statement the store
+// runs goes through pool.query (the LISTEN client aside), so counting those calls counts round trips.
+import { afterAll, afterEach, beforeEach, expect, it } from 'vitest'
+import { createScanAuth, type ScanAuth } from '@scanauth/core'
+import { ManualClock, RecordingQrProvider } from '@scanauth/testkit'
+import { PostgresStore } from '@scanauth/postgres'
+import { dropSchema, freshSchemaName, openPool } from './support/database'
+
+const pool = openPool(4)
+afterAll(() => pool.end())
+
+let schema = ''
+let store: PostgresStore
+let auth: ScanAuth
+let sent: string[] = []
+const query = pool.query.bind(pool)
+
+beforeEach(async () => {
+  schema = freshSchemaName()
+  store = new PostgresStore({ pool, schema })
+  await store.migrate()
+  auth = createScanAuth({ store, qr: new RecordingQrProvider(), now: new ManualClock().now })
+  sent = []
+  // Count, then run the real query.
+  pool.query = ((config: unknown, ...rest: unknown[]) => {
+    sent.push(typeof config === 'string' ? config : ((config as { text: string }).text ?? ''))
+    return (query as (...args: unknown[]) => unknown)(config, ...rest)
+  }) as typeof pool.query
+})
+
+afterEach(async () => {
+  pool.query = query as typeof pool.query
+  await store.close()
+  await dropSchema(pool, schema)
+})
+
+/** Statements sent while `run` ran. */
+async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
+  sent = []
+  await run()
+  return [...sent]
+}
+
+it('a pending poll is one statement: one lookup of the scene', async () => {
+  const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+  const poll = await statementsOf(() => auth.getStatus(sceneStr))
+  expect(poll).toHaveLength(1)
+  expect(poll[0]).toMatch(/^SELECT \(SELECT json_build_array\(.*\) FROM "scanauth_test_\w+"\.scanauth_scenes x WHERE x\.scene_str = \$1\) AS "scene"$/s)
+})
+
+it('a first scan is two statements: one load, one commit', async () => {
+  const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+  const scan = await statementsOf(() => auth.handleScan({ sceneStr, openid: 'alice' }))
+  expect(scan).toHaveLength(2)
+  expect(scan[1]).toMatch(/scanauth_commit\(\$1::jsonb\)/)
+  expect((await auth.getStatus(sceneStr)).status).toBe('authorized')
+})
+
+it('counter calls are one statement each', async () => {
+  expect(await statementsOf(() => store.incrementCounter('k', 2e12, 1))).toHaveLength(1)
+  expect(await statementsOf(() => store.deleteCounter('k'))).toHaveLength(1)
+})
