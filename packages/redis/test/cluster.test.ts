@@ -8,11 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Cluster } from 'ioredis'
 import { createScanAuth } from '@scanauth/core'
-import { checkInvariants, describeStoreContract, ManualClock, RecordingQrProvider } from '@scanauth/testkit'
+import { checkInvariants, describeStoreContract, eventually, ManualClock, RecordingQrProvider, within } from '@scanauth/testkit'
 import { RedisStore } from '../src/index'
 import { startCluster, type TestCluster } from './support/cluster'
 import { deleteKeysUnder, dumpRecords, keysUnder, redisHarness, testPrefix } from './support/redis'
-import { until, within } from './support/watching'
 import { startWorkerProcess } from './support/worker-process'
 
 let cluster: TestCluster
@@ -167,23 +166,23 @@ describe('change notification on a Redis Cluster', () => {
       await store.load({ sceneStr: 'pc_none' })
       const first = await otherAuth.createScene({ deviceId: 'tv' })
       await otherAuth.handleScan({ sceneStr: first.sceneStr, openid: 'alice' })
-      await until(() => heard.filter((s) => s === first.sceneStr).length === 2, 'the creation and the scan')
+      await eventually('the creation and the scan', () => heard.filter((s) => s === first.sceneStr).length === 2)
       expect((await census(other, name, store.keys.sceneChannel)).subscribers).toBe(1)
       stop()
-      await until(async () => {
+      await eventually('the subscriber connection to close', async () => {
         const now = await census(other, name, store.keys.sceneChannel)
         return now.subscribers === 0 && now.connections === before.connections
-      }, 'the subscriber connection to close')
+      })
 
       // Another process scans; a wait here, far longer than the test, ends with it.
       const second = await auth.createScene({ deviceId: 'tv' })
       const waiting = auth.waitForStatus(second.sceneStr, { timeoutMs: 600_000 })
-      await until(() => store.watching, 'the wait to subscribe')
+      await eventually('the wait to subscribe', () => store.watching)
       const report = await worker.run({ phase: 'scan', scenes: [second.sceneStr], openidFor: ['bob'] })
       expect(report.outcomes).toEqual({ authorized: 1 })
       expect(await within(waiting, 'the wait to end')).toMatchObject({ status: 'authorized', sessionToken: expect.any(String) })
       expect(store.watching).toBe(false)
-      await until(async () => (await census(other, name, store.keys.sceneChannel)).subscribers === 0, 'no subscriber left')
+      await eventually('no subscriber left', async () => (await census(other, name, store.keys.sceneChannel)).subscribers === 0)
     } finally {
       await worker.exit()
       await store.close()

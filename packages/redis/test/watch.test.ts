@@ -10,10 +10,9 @@ import { randomBytes } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { createScanAuth, type ScanAuth } from '@scanauth/core'
-import { RecordingQrProvider } from '@scanauth/testkit'
 import { RedisStore } from '../src/index'
 import { countCommands, deleteKeysUnder, REDIS_URL, testPrefix } from './support/redis'
-import { told, until, within } from './support/watching'
+import { eventually, RecordingQrProvider, told, within } from '@scanauth/testkit'
 import { startWorkerProcess } from './support/worker-process'
 
 let name: string
@@ -104,7 +103,7 @@ describe('watchScenes on one Redis server', () => {
     const second = await auth.createScene({ deviceId: 'tv' })
     // A wait far longer than the test: only the notification can end it in time.
     const waiting = auth.waitForStatus(second.sceneStr, { timeoutMs: 600_000 })
-    await until(() => store.watching, 'the wait to subscribe')
+    await eventually('the wait to subscribe', () => store.watching)
     await worker.run({ phase: 'scan', scenes: [second.sceneStr], openidFor: ['bob'] })
     expect(await within(waiting, 'the wait to end')).toMatchObject({ status: 'authorized', sessionToken: expect.any(String) })
     // The wait is over: nobody listens, so the store has let its connection go (B-wait-4).
@@ -124,7 +123,7 @@ describe('watchScenes on one Redis server', () => {
     stops[2]?.()
     stops[2]?.() // a second call changes nothing
     expect(store.watching).toBe(false)
-    await until(async () => (await subscribers()) === 0 && (await connectionsNamed()) === 1, 'the subscriber connection to close')
+    await eventually('the subscriber connection to close', async () => (await subscribers()) === 0 && (await connectionsNamed()) === 1)
 
     // Again, and this time close() lets it go (the application's client stays open).
     store.watchScenes(() => undefined)
@@ -132,7 +131,7 @@ describe('watchScenes on one Redis server', () => {
     expect(await subscribers()).toBe(1)
     await store.close()
     expect(store.watching).toBe(false)
-    await until(async () => (await subscribers()) === 0 && (await connectionsNamed()) === 1, 'the subscriber connection to close')
+    await eventually('the subscriber connection to close', async () => (await subscribers()) === 0 && (await connectionsNamed()) === 1)
     expect(client.status).toBe('ready')
   })
 
@@ -150,10 +149,10 @@ describe('watchScenes on one Redis server', () => {
       await admin.client('KILL', 'ID', id as string)
       // ioredis reconnects and subscribes again (a scan committed in between would be lost, and
       // the waits that missed it end at their timeout with a fresh read).
-      await until(async () => {
+      await eventually('a new subscription', async () => {
         const now = (await admin.client('LIST')) as string
         return now.split('\n').some((l) => l.includes(` name=${name} `) && / sub=1 /.test(l) && !l.includes(` id=${id} `))
-      }, 'a new subscription')
+      })
       const { sceneStr } = await other.auth.createScene({ deviceId: 'tv' })
       await told(heard, sceneStr)
     } finally {
@@ -177,7 +176,7 @@ describe('watchScenes on one Redis server', () => {
     await auth.handleScan({ sceneStr: warm.sceneStr, openid: 'warm' }) // scripts cached on the server
     const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
     const waiting = auth.waitForStatus(sceneStr, { timeoutMs: 600_000 })
-    await until(() => store.watching, 'the wait to subscribe')
+    await eventually('the wait to subscribe', () => store.watching)
     await store.load({ sceneStr: 'pc_none' }) // past the subscription's setting up
     // The application's client only: the subscriber is a connection of its own.
     const counter = countCommands(client)

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { SECOND } from './support/fixture'
 import { useWorkerFleet } from './support/fleet'
-import { told, until, within } from './support/watching'
+import { eventually, told, within } from '@scanauth/testkit'
 
 const fleet = useWorkerFleet()
 
@@ -34,7 +34,7 @@ describe('watchScenes across processes', () => {
       // A wait far longer than the test: only the notification can end it in time.
       const waiting = auth.waitForStatus(sceneStr, { timeoutMs: 600_000 })
       // The wait has subscribed (and made its first read) before the other process scans.
-      await until(() => parent.watching, 'the wait to subscribe')
+      await eventually('the wait to subscribe', () => parent.watching)
       expect(await auth.getStatus(sceneStr)).toEqual({ status: 'pending' })
       await worker?.run({ kind: 'scan', now: t0 + SECOND, tasks: [{ sceneStr, openid: 'alice' }] })
       expect(await within(waiting, 'the wait to end')).toMatchObject({ status: 'authorized', sessionToken: expect.any(String) })

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { SqliteStore } from '@scanauth/sqlite'
 import { service, useTempFile } from './support/fixture'
-import { told, until } from './support/watching'
+import { eventually, told } from '@scanauth/testkit'
 
 const fixture = useTempFile()
 
@@ -130,7 +130,7 @@ describe('watchScenes', () => {
       // Starting: where the log ends, and the file's data_version.
       expect(log).toEqual(['PRAGMA data_version', 'SELECT COALESCE(MAX(id), 0) FROM scanauth_scene_changes'])
       log.length = 0
-      await until(() => log.length >= 5, 'five looks')
+      await eventually('five looks', () => log.length >= 5)
       expect(log.filter((sql) => !isLook(sql))).toEqual([])
 
       await otherAuth.handleScan({ sceneStr, openid: 'alice' })
@@ -162,7 +162,7 @@ describe('watchScenes', () => {
     // No look happens any more: while another store makes five, this one makes none.
     log.length = 0
     const stopWitness = witness.watchScenes(() => undefined)
-    await until(() => witnessLog.filter(isLook).length >= 5, 'five looks by another store')
+    await eventually('five looks by another store', () => witnessLog.filter(isLook).length >= 5)
     stopWitness()
     expect(log).toEqual([])
 
@@ -177,7 +177,7 @@ describe('watchScenes', () => {
     const { store } = loggedStore({ changePollMs: 5 })
     store.watchScenes(() => undefined)
     store.database.close()
-    await until(() => !store.watching, 'the timer to stop')
+    await eventually('the timer to stop', () => !store.watching)
   })
 
   it('tells of its own commits on an in-memory database, without a timer (no other connection can write it)', async () => {

@@ -10,7 +10,8 @@ import { RecordingQrProvider } from '../qr'
 import { fetchJson } from './fetch-json'
 import type { HttpHostOptions, HttpRoutesHost } from './routes-suite'
 import { openEventStream, type EventStream, type SseMessage } from './sse'
-import { eventually, WatchCountingStore } from './watch-counting-store'
+import { eventually } from '../waiting'
+import { WatchCountingStore } from './watch-counting-store'
 
 /** The first message of an event stream: the scene's status when the client connected. */
 const PENDING_EVENT: SseMessage = { event: 'status', data: '{"status":"pending"}', comments: [] }

@@ -9,7 +9,7 @@ import { MemoryStore, type SceneChangeListener } from '@scanauth/core'
  * A `MemoryStore` that counts the `watchScenes` subscriptions it holds: one while anything
  * waits in an instance (docs/behaviour.md B-wait-4, one subscription however many waiters), 0 once
  * every wait has ended. A test reads {@link WatchCountingStore.subscriptions} or waits for a count
- * with {@link eventually}.
+ * with `eventually` (`waiting.ts`).
  */
 export class WatchCountingStore extends MemoryStore {
   /** The subscriptions held now. */
@@ -30,17 +30,5 @@ export class WatchCountingStore extends MemoryStore {
       this.subscriptions--
       stop()
     }
-  }
-}
-
-/**
- * Resolves once `check` returns true, checking every few milliseconds; rejects with `what` in the
- * message after `timeoutMs` (default 10 s, generous: it bounds a wait, it measures nothing).
- */
-export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Still waiting after ${timeoutMs} ms for: ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 5))
   }
 }

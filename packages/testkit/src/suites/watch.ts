@@ -8,18 +8,7 @@ import { describe, expect, it } from 'vitest'
 import type { ScanAuth } from '@scanauth/core'
 import type { ContractContext } from '../context'
 import { newSceneStr } from '../steps'
-
-/** How long a notification may take in these tests: far more than any store's documented delay. */
-const NOTICE_MS = 5000
-
-/** Resolves once `heard` holds `sceneStr`, or fails after {@link NOTICE_MS}. */
-async function told(heard: string[], sceneStr: string): Promise<void> {
-  const deadline = Date.now() + NOTICE_MS
-  while (!heard.includes(sceneStr)) {
-    if (Date.now() > deadline) throw new Error(`not told of ${sceneStr} within ${NOTICE_MS} ms (heard ${heard.length} others)`)
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-}
+import { NOTICE_MS, told } from '../waiting'
 
 export function watchSuite(get: () => ContractContext): void {
   describe('change notification', () => {
