@@ -2,7 +2,8 @@
  * `@scanauth/core`: scan a QR code in WeChat to authorize a device.
  *
  * - {@link createScanAuth}: the service (scenes, scans, the free trial, grants, consumption, sessions).
- * - {@link MemoryStore} and the {@link Store} contract that `@scanauth/sqlite` and `@scanauth/redis` implement.
+ * - {@link MemoryStore} and the {@link Store} contract that `@scanauth/sqlite`, `@scanauth/redis` and `@scanauth/postgres` implement.
+ * - {@link sceneNeededUntil} and {@link purgeInBatches}: the one retention rule and the `purgeExpired` loop the stores share.
  * - {@link createHttpHandler}: the routes of docs/behaviour.md as one framework-neutral function.
  * - {@link createFetchHandler}: the same routes as a Fetch-standard `(Request) => Promise<Response>`.
  * - {@link ScanAuthError}: the one error class, with a stable `code` and an HTTP `status`.
@@ -34,7 +35,23 @@ export type { ScanEvent, ActivationEvent } from './hooks'
 export type { QrProvider, QrRequest, QrCode } from './qr'
 export type { Authorization, AuthorizationSummary, LedgerEntry, UserInfo } from './views'
 export { ScanAuthError, ERROR_STATUS, type ScanAuthErrorCode } from './errors'
-export { MemoryStore, type MemoryStoreSnapshot, type PurgeCount } from './memory-store'
+export { MemoryStore, type MemoryStoreSnapshot } from './memory-store'
+export { SceneListenerSet, type SceneListenerEvents } from './scene-listeners'
+export {
+  resolvePurgeOptions,
+  purgeInBatches,
+  purgeableScenes,
+  startOfScenes,
+  DEFAULT_PURGE_BATCH_SIZE,
+  type PurgeSceneCandidate,
+  type PurgeSceneCursor,
+  type PurgeOptions,
+  type PurgeResult,
+  type ResolvedPurgeOptions,
+  type PurgeBatchOutcome,
+} from './purge'
+export { sceneNeededUntil, purgeCutoff, mayPurge } from './rules/retention'
+export { fifoOrder } from './rules/authorizations'
 export {
   NEW_USER,
   type Store,
@@ -70,9 +87,10 @@ export type {
   IdempotencyRecord,
 } from './records'
 export { createHttpHandler } from './http/handler'
-export type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from './http/types'
+export { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './http/types'
 export { readRawBody, firstQueryValues } from './http/node-body'
 export { mayWait, clientGoneSignal } from './http/node-wait'
+export { writeEventStream } from './http/node-events'
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './http/fetch-handler'
 export { readFetchBody } from './http/fetch-body'
 export { SCENE_STR_PATTERN, newSceneStr, newSessionToken } from './random'

@@ -14,7 +14,12 @@ import type {
   UserAggregate,
   UserRecord,
 } from './records'
+import { ScanAuthError } from './errors'
+import { purgeInBatches, resolvePurgeOptions, type PurgeOptions, type PurgeResult } from './purge'
 import { fifoOrder } from './rules/authorizations'
+import { mayPurge, sceneNeededUntil } from './rules/retention'
+import { hasPassed } from './rules/time'
+import { SceneListenerSet } from './scene-listeners'
 import type {
   AssignedIds,
   AuthorizationRef,
@@ -43,14 +48,6 @@ export interface MemoryStoreSnapshot {
   ledger: LedgerEntryRecord[]
   /** Every idempotency record. */
   idempotency: IdempotencyRecord[]
-}
-
-/** How many records {@link MemoryStore.purgeExpired} removed. */
-export interface PurgeCount {
-  /** Scenes removed. */
-  scenes: number
-  /** Sessions removed. */
-  sessions: number
 }
 
 /** A user's authorizations the rules can act on, kept apart so a load never walks the retired ones. */
@@ -85,7 +82,7 @@ export class MemoryStore implements Store {
   private readonly ledger: LedgerEntryRecord[] = []
   private readonly ledgerByUser = new Map<number, LedgerEntryRecord[]>()
   private readonly idempotency = new Map<string, IdempotencyRecord>()
-  private readonly sceneListeners = new Set<SceneChangeListener>()
+  private readonly sceneListeners = new SceneListenerSet()
   private readonly counters = new Map<string, { count: number; expiresAt: number }>()
   private readonly lastId = { scene: 0, user: 0, authorization: 0, session: 0, ledger: 0 }
 
@@ -151,18 +148,13 @@ export class MemoryStore implements Store {
   }
 
   watchScenes(listener: SceneChangeListener): () => void {
-    // A wrapper of our own, so that one function registered twice is two registrations.
-    const registration = (sceneStr: string) => listener(sceneStr)
-    this.sceneListeners.add(registration)
-    return () => void this.sceneListeners.delete(registration)
+    return this.sceneListeners.add(listener)
   }
 
   /** Tells the scene listeners after the commit returned, as a store on another backend would. */
   private tellSceneChanged(sceneStr: string): void {
     if (this.sceneListeners.size === 0) return
-    queueMicrotask(() => {
-      for (const listener of [...this.sceneListeners]) listener(sceneStr)
-    })
+    queueMicrotask(() => this.sceneListeners.tell(sceneStr))
   }
 
   async listLedger(query: LedgerQuery): Promise<LedgerEntryRecord[]> {
@@ -183,7 +175,7 @@ export class MemoryStore implements Store {
     let ended = 0
     for (const token of tokens) {
       const session = this.sessions.get(token)
-      if (session === undefined || session.expiresAt <= at) continue
+      if (session === undefined || hasPassed(session.expiresAt, at)) continue
       // Replace the record (loads hand out copies, so nothing else holds it).
       const over = { ...session, expiresAt: at }
       this.sessions.set(token, over)
@@ -195,7 +187,7 @@ export class MemoryStore implements Store {
 
   async incrementCounter(key: string, expiresAt: number, now: number): Promise<number> {
     const counter = this.counters.get(key)
-    if (counter === undefined || counter.expiresAt <= now) {
+    if (counter === undefined || hasPassed(counter.expiresAt, now)) {
       this.counters.set(key, { count: 1, expiresAt })
       return 1
     }
@@ -207,35 +199,38 @@ export class MemoryStore implements Store {
   }
 
   /**
-   * Deletes scenes and sessions whose expiry passed more than `retentionMs` (default 0) before `now`
-   * (default `Date.now()`; pass the service's clock) (an
-   * authorized scene only once its latest session has expired too), and counters whose expiry
-   * passed. Users, authorizations, the ledger and idempotency keys are never deleted. Returns how
-   * many scenes and sessions were removed.
+   * Deletes what is no longer needed at `now` (pass the service's clock), by core's one retention
+   * rule (docs/behaviour.md, D-retention): scenes once they and their latest session have expired,
+   * sessions and counters once expired, each kept `retentionMs` longer; users, authorizations,
+   * the ledger and idempotency keys never. Each map is walked once, in batches of `batchSize`
+   * deletions per kind with a turn of the event loop between them. Throws a `ScanAuthError`
+   * `invalid_options` naming a bad option.
    */
-  purgeExpired(options: { now?: number; retentionMs?: number } = {}): PurgeCount {
-    const { now = Date.now(), retentionMs = 0 } = options
-    const cutoff = now - retentionMs
-    let scenes = 0
-    let sessions = 0
-    for (const [key, counter] of this.counters) if (counter.expiresAt <= cutoff) this.counters.delete(key)
-    for (const [key, scene] of this.scenes) {
-      // An authorized scene keeps answering polls while its session lives: it goes with the session.
-      const sessionEnd = this.latestSessionByScene.get(scene.id)?.expiresAt ?? 0
-      if (scene.expiresAt <= cutoff && sessionEnd <= cutoff) {
-        this.scenes.delete(key)
-        scenes++
-      }
-    }
-    for (const [token, session] of this.sessions) {
-      if (session.expiresAt <= cutoff) {
-        this.sessions.delete(token)
-        this.sessionsByUser.get(session.userId)?.delete(token)
+  async purgeExpired(options: PurgeOptions): Promise<PurgeResult> {
+    const resolved = resolvePurgeOptions(options, (option, message) => new ScanAuthError('invalid_options', `MemoryStore.purgeExpired: ${option}: ${message}`))
+    // Map iterators survive deletions and see entries added meanwhile, so one walk spans the batches.
+    const scenes = this.scenes.values()
+    const sessions = this.sessions.values()
+    const counters = this.counters.entries()
+    return purgeInBatches(resolved, (cutoff, limit) => {
+      const scenePass = deleteUpTo(scenes, limit, (scene) => {
+        if (!mayPurge(sceneNeededUntil(scene, this.latestSessionByScene.get(scene.id) ?? null), cutoff)) return false
+        return this.scenes.delete(scene.sceneStr)
+      })
+      const sessionPass = deleteUpTo(sessions, limit, (session) => {
+        if (!mayPurge(session.expiresAt, cutoff) || !this.sessions.delete(session.token)) return false
+        this.sessionsByUser.get(session.userId)?.delete(session.token)
         if (this.latestSessionByScene.get(session.sceneId) === session) this.latestSessionByScene.delete(session.sceneId)
-        sessions++
+        return true
+      })
+      const counterPass = deleteUpTo(counters, limit, ([key, counter]) => mayPurge(counter.expiresAt, cutoff) && this.counters.delete(key))
+      return {
+        scenes: scenePass.deleted,
+        sessions: sessionPass.deleted,
+        counters: counterPass.deleted,
+        done: scenePass.walked && sessionPass.walked && counterPass.walked,
       }
-    }
-    return { scenes, sessions }
+    })
   }
 
   /** A copy of every record, for tests and debugging. */
@@ -262,7 +257,7 @@ export class MemoryStore implements Store {
     if (a.status === 'pending') {
       // Nearly always the end (a new grant is the newest); a clock set back lands it earlier.
       let at = queues.pending.length
-      while (at > 0 && fifoOrder({ ...(queues.pending[at - 1] as AuthorizationRecord), changed: false }, { ...a, changed: false }) > 0) at--
+      while (at > 0 && fifoOrder(queues.pending[at - 1] as AuthorizationRecord, a) > 0) at--
       queues.pending.splice(at, 0, a)
     }
   }
@@ -275,7 +270,7 @@ export class MemoryStore implements Store {
     const pending = wholeQueue ? (queues?.pending ?? []) : (queues?.pending.slice(0, 1) ?? [])
     const authorizations = [...active, ...pending]
       .map((a) => ({ ...a }))
-      .sort((a, b) => a.createdAt - b.createdAt || a.id - b.id)
+      .sort(fifoOrder)
     return { user: { ...user }, authorizations }
   }
 }
@@ -289,4 +284,18 @@ function indexed<K, V>(map: Map<K, V>, key: K, make: () => V): V {
 
 function copy<T extends object>(record: T | undefined): T | null {
   return record === undefined ? null : { ...record }
+}
+
+/**
+ * Walks `entries` until `remove` has deleted `limit` of them or the walk is over; `walked` tells
+ * which. `remove` answers whether it deleted the entry.
+ */
+function deleteUpTo<T>(entries: Iterator<T>, limit: number, remove: (entry: T) => boolean): { deleted: number; walked: boolean } {
+  let deleted = 0
+  while (deleted < limit) {
+    const next = entries.next()
+    if (next.done === true) return { deleted, walked: true }
+    if (remove(next.value)) deleted++
+  }
+  return { deleted, walked: false }
 }

@@ -61,11 +61,17 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     return scene
   }
 
-  /** A poll's answer (docs/behaviour.md B-poll-1…5), with the scene's deadline for the waiters. */
-  async function readStatus(sceneStr: string): Promise<{ status: StatusResult; expiresAt: number }> {
+  /**
+   * The checks of a poll's scene_str before anything else (no read, no subscription): required,
+   * and a string that cannot be a scene_str names no scene.
+   */
+  function checkSceneStr(sceneStr: unknown): asserts sceneStr is string {
     if (typeof sceneStr !== 'string' || sceneStr === '') throw new ScanAuthError('invalid_request', 'scene is required')
-    // A string that cannot be a scene_str names no scene: answer without a read.
     if (!SCENE_STR_PATTERN.test(sceneStr)) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
+  }
+
+  /** A poll's answer (docs/behaviour.md B-poll-1…5), with the scene's deadline for the waiters; `sceneStr` passed {@link checkSceneStr}. */
+  async function readStatus(sceneStr: string): Promise<{ status: StatusResult; expiresAt: number }> {
     const scene = await loadScene(sceneStr)
     const first = planPoll(scene, now())
     // The hottest path, a pending poll, is this one read and an answer: no commit loop around it.
@@ -105,16 +111,17 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     },
 
     async getStatus(sceneStr) {
-      if (typeof sceneStr === 'string' && SCENE_STR_PATTERN.test(sceneStr)) {
-        // In memory, before the read: the ceiling adds no store round trip to a pending poll (B-rate-9).
-        countPoll?.(sceneStr, now())
-      }
+      checkSceneStr(sceneStr)
+      // In memory, before the read: the ceiling adds no store round trip to a pending poll (B-rate-9).
+      countPoll?.(sceneStr, now())
       return (await readStatus(sceneStr)).status
     },
 
     async waitForStatus(sceneStr, options) {
+      // Before the wait subscribes: a string that names no scene costs no subscription.
+      checkSceneStr(sceneStr)
       // A long poll counts against the ceiling like a poll (B-rate-9); the waiters' own reads do not.
-      if (typeof sceneStr === 'string' && SCENE_STR_PATTERN.test(sceneStr)) countPoll?.(sceneStr, now())
+      countPoll?.(sceneStr, now())
       return waiters.wait(sceneStr, options)
     },
 

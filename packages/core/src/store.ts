@@ -42,6 +42,7 @@ import type {
   UserAggregate,
   UserRecord,
 } from './records'
+import type { PurgeOptions, PurgeResult } from './purge'
 
 /**
  * What one load reads. Each field asks for one thing; fields left out are answered with `null`.
@@ -308,6 +309,16 @@ export interface Store {
   incrementCounter(key: string, expiresAt: number, now: number): Promise<number>
   /** Deletes the counter `key`; nothing happens when there is none. */
   deleteCounter(key: string): Promise<void>
+  /**
+   * Deletes what is no longer needed at `options.now` (the service's clock), by the one retention
+   * rule of core (docs/behaviour.md, D-retention; `rules/retention.ts`): scenes once they and their
+   * latest session have expired, sessions and counters once expired, each kept `retentionMs`
+   * longer. Users, authorizations, ledger entries and idempotency keys are never deleted. Every
+   * scanauth store has it with this signature; a store whose backend forgets records by itself
+   * (Redis TTLs) deletes nothing and answers zero batches. Optional, so a store of your own may
+   * leave it out until it needs housekeeping.
+   */
+  purgeExpired?(options: PurgeOptions): Promise<PurgeResult>
   /** Releases what the store itself opened. Optional; never closes a client the application passed in. */
   close?(): Promise<void>
 }

@@ -2,19 +2,15 @@
 // and the event stream of createHttpHandler, on MemoryStore with the real clock (expiry is woken by
 // a timer at the deadline, so these waits are short but real).
 import { describe, expect, it } from 'vitest'
-import { RecordingQrProvider } from '@scanauth/testkit'
-import { createHttpHandler, createScanAuth, MemoryStore, type SceneChangeListener, type Store } from '../src/index'
+import { eventually, RecordingQrProvider, WatchCountingStore } from '@scanauth/testkit'
+import { createHttpHandler, createScanAuth, MemoryStore, type LoadQuery, type LoadResult, type Store } from '../src/index'
 
-/** A MemoryStore that counts the subscriptions it holds, to show that nothing is left behind. */
-class CountingStore extends MemoryStore {
-  subscriptions = 0
-  override watchScenes(listener: SceneChangeListener): () => void {
-    this.subscriptions++
-    const stop = super.watchScenes(listener)
-    return () => {
-      this.subscriptions--
-      stop()
-    }
+/** A store that counts its subscriptions (testkit's) and its loads, to show what a wait costs. */
+class CountingStore extends WatchCountingStore {
+  loads = 0
+  override load(query: LoadQuery): Promise<LoadResult> {
+    this.loads++
+    return super.load(query)
   }
 }
 
@@ -43,8 +39,7 @@ describe('waitForStatus', () => {
     const { auth } = setup(store)
     const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
     const waits = Array.from({ length: 20 }, () => auth.waitForStatus(sceneStr, { timeoutMs: 60_000 }))
-    await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(store.subscriptions).toBe(1)
+    await eventually('the wait to subscribe', () => store.subscriptions === 1)
     await auth.handleScan({ sceneStr, openid: 'alice' })
     const answers = await Promise.all(waits)
     expect(new Set(answers.map((a) => a.status))).toEqual(new Set(['authorized']))
@@ -53,9 +48,22 @@ describe('waitForStatus', () => {
   })
 
   it('wakes at the scene deadline with expired, by a timer and not by a poll', async () => {
-    const { auth } = setup(new MemoryStore(), 1)
+    const store = new CountingStore()
+    const { auth } = setup(store, 1)
     const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+    const loadsBefore = store.loads
     expect(await auth.waitForStatus(sceneStr, { timeoutMs: 60_000 })).toEqual({ status: 'expired' })
+    // The first read and the one at the deadline (then the expiry's commit reads it again at most
+    // once); a wait that polled through the second would read far more.
+    expect(store.loads - loadsBefore).toBeLessThanOrEqual(3)
+  })
+
+  it('refuses a string that cannot be a scene before it subscribes or reads', async () => {
+    const store = new CountingStore()
+    const { auth } = setup(store)
+    await expect(auth.waitForStatus('garbage', { timeoutMs: 60_000 })).rejects.toMatchObject({ code: 'scene_not_found' })
+    await expect(auth.waitForStatus('', { timeoutMs: 60_000 })).rejects.toMatchObject({ code: 'invalid_request' })
+    expect({ subscribed: store.subscribed, loads: store.loads }).toEqual({ subscribed: 0, loads: 0 })
   })
 
   it('answers pending when the time is up without a change', async () => {
@@ -79,8 +87,7 @@ describe('waitForStatus', () => {
     const scenes = await Promise.all(Array.from({ length: 10 }, () => auth.createScene({ deviceId: 'tv' })))
     const controllers = Array.from({ length: 1000 }, () => new AbortController())
     const waits = controllers.map((c, i) => auth.waitForStatus((scenes[i % 10] as { sceneStr: string }).sceneStr, { timeoutMs: 60_000, signal: c.signal }))
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(store.subscriptions).toBe(1)
+    await eventually('the wait to subscribe', () => store.subscriptions === 1)
     for (const c of controllers) c.abort(new Error('client gone'))
     const outcomes = await Promise.allSettled(waits)
     expect(outcomes.every((o) => o.status === 'rejected' && (o.reason as Error).message === 'client gone')).toBe(true)
@@ -142,8 +149,7 @@ describe('HTTP: the long poll and the event stream', () => {
     const client = new AbortController()
     const res = await handle({ method: 'GET', path: '/auth/events', query: { scene: sceneStr }, signal: client.signal })
     const reading = collect(res?.events as AsyncIterable<string>)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(store.subscriptions).toBe(1)
+    await eventually('the wait to subscribe', () => store.subscriptions === 1)
     client.abort()
     expect(await reading).toEqual(['event: status\ndata: {"status":"pending"}\n\n'])
     expect(store.subscriptions).toBe(0)

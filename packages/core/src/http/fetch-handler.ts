@@ -19,7 +19,7 @@
 import type { ScanAuth } from '../api'
 import { readFetchBody } from './fetch-body'
 import { createHttpHandler } from './handler'
-import type { HttpHandlerOptions, HttpRequest, HttpResponse } from './types'
+import { DEFAULT_MAX_BODY_BYTES, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './types'
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {
@@ -61,7 +61,6 @@ export interface FetchHandler {
   owns(path: string): boolean
 }
 
-const DEFAULT_MAX_BODY = 16 * 1024
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
 const NOT_FOUND: HttpResponse = { status: 404, headers: JSON_HEADERS, body: { detail: 'Not found' } }
 
@@ -76,7 +75,7 @@ const NOT_FOUND: HttpResponse = { status: 404, headers: JSON_HEADERS, body: { de
  * ```
  */
 export function createFetchHandler(auth: ScanAuth, options: FetchHandlerOptions = {}): FetchHandler {
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   // The HttpRequest the core handler reports an error with is always the one built from this Request.
   const originals = new WeakMap<HttpRequest, Request>()
   const onError: HttpHandlerOptions['onError'] =

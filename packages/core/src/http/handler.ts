@@ -20,7 +20,7 @@ import type { ScanAuth } from '../api'
 import { ScanAuthError } from '../errors'
 import { bearerToken, jsonObjectBody, queryValue } from './request'
 import { DEFAULT_HEARTBEAT_MS, EVENT_STREAM_HEADERS, statusEvents } from './events'
-import type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from './types'
+import { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './types'
 import { consumeBody, createSceneBody, errorBody, sessionBody, statusBody } from './wire'
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
@@ -162,7 +162,7 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
   }
   const context: RouteContext = {
     auth,
-    maxBodyBytes: options.maxBodyBytes ?? 16 * 1024,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     purchaseUrl,
     heartbeatMs,
     onError: options.onError,

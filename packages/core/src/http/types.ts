@@ -54,6 +54,9 @@ export interface HttpResponse {
   events?: AsyncIterable<string>
 }
 
+/** The default `maxBodyBytes` of the routes (`HttpHandlerOptions`), whichever adapter serves them: 16 KiB. */
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024
+
 /** Options of `createHttpHandler`. */
 export interface HttpHandlerOptions {
   /** Where the routes live. Default `/auth`; `''` serves them at the root (for a router mounted at a prefix). */

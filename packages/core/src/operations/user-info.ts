@@ -3,7 +3,7 @@
  * nowhere (docs/behaviour.md, B-user-1, B-user-2).
  */
 import type { UserAggregate } from '../records'
-import { isValid } from '../rules/authorizations'
+import { isValid, latestActive } from '../rules/authorizations'
 import { userView, type UserInfo } from '../views'
 
 /**
@@ -13,7 +13,7 @@ import { userView, type UserInfo } from '../views'
  * step does that, and writes it to the ledger.
  */
 export function describeUser(aggregate: UserAggregate, now: number): UserInfo {
-  const active = aggregate.authorizations.filter((a) => a.status === 'active').sort((a, b) => b.id - a.id)[0]
+  const active = latestActive(aggregate.authorizations)
   const current = active !== undefined && isValid(active, now) ? active : null
   // The store loads authorizations in activation order already.
   const queue = aggregate.authorizations.filter((a) => a.status === 'pending')

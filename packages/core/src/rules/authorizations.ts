@@ -30,8 +30,11 @@ export function isValid(a: Pick<AuthorizationRecord, 'type' | 'endAt' | 'remaini
   return a.remainingPoints > 0
 }
 
-/** FIFO order: created_at, then id; a new draft (no id yet) comes after every stored one, in creation order. */
-export function fifoOrder(a: AuthorizationDraft, b: AuthorizationDraft): number {
+/**
+ * FIFO order (B-fifo-1): created_at, then id; a new draft (no id yet) comes after every stored one,
+ * in creation order. Stores sort the authorizations of a load with it too.
+ */
+export function fifoOrder(a: { createdAt: number; id: number | null }, b: { createdAt: number; id: number | null }): number {
   if (a.createdAt !== b.createdAt) return a.createdAt - b.createdAt
   return (a.id ?? Number.MAX_SAFE_INTEGER) - (b.id ?? Number.MAX_SAFE_INTEGER)
 }
@@ -90,15 +93,15 @@ export function findCurrent(
   list: readonly AuthorizationDraft[],
   now: number,
 ): { list: AuthorizationDraft[]; current: AuthorizationDraft | null } {
-  const active = list.filter((a) => a.status === 'active').sort((a, b) => -fifoById(a, b))[0]
+  const active = latestActive(list)
   if (active === undefined) return { list: [...list], current: null }
   if (isValid(active, now)) return { list: [...list], current: active }
   return { list: list.map((a) => (a === active ? retire(a, now) : a)), current: null }
 }
 
-/** Order by id alone (a new draft after every stored one). */
-function fifoById(a: AuthorizationDraft, b: AuthorizationDraft): number {
-  return (a.id ?? Number.MAX_SAFE_INTEGER) - (b.id ?? Number.MAX_SAFE_INTEGER)
+/** The `active` authorization with the highest id (B-current-1), valid or not; a new draft counts as newest. */
+export function latestActive<A extends { status: string; id: number | null }>(list: readonly A[]): A | undefined {
+  return list.filter((a) => a.status === 'active').sort((a, b) => (b.id ?? Number.MAX_SAFE_INTEGER) - (a.id ?? Number.MAX_SAFE_INTEGER))[0]
 }
 
 /**
