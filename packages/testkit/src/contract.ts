@@ -10,6 +10,7 @@ import { authorizationSuite } from './suites/authorizations'
 import { concurrencySuite } from './suites/concurrency'
 import { idempotencySuite } from './suites/idempotency'
 import { ledgerSuite } from './suites/ledger'
+import { purgeSuite } from './suites/purge'
 import { revocationSuite } from './suites/revocation'
 import { scanSuite } from './suites/scan'
 import { sceneSuite } from './suites/scene'
@@ -24,8 +25,8 @@ import { watchSuite } from './suites/watch'
 /**
  * Registers the Store contract suite for one store: the Store methods themselves, then every row
  * of the transition tables of docs/behaviour.md, the poll decision order, the ten scan steps, FIFO,
- * the expiry boundaries, sessions and consumption, and concurrency, all through `createScanAuth`
- * with a manual clock. Each test gets a fresh harness from `factory` and cleans it up afterwards.
+ * the expiry boundaries, sessions and consumption, `purgeExpired`, and concurrency, all through
+ * `createScanAuth` with a manual clock. Each test gets a fresh harness from `factory` and cleans it up afterwards.
  *
  * @example
  * ```ts
@@ -51,6 +52,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     revocationSuite(get)
     userSuite(get)
     watchSuite(get)
+    purgeSuite(get)
     unicodeSuite(get)
     concurrencySuite(get)
   })

@@ -18,6 +18,12 @@ export interface StoreHarness {
    * Leave out when the backend has no second connection (MemoryStore).
    */
   openPeer?(): Promise<Store> | Store
+  /**
+   * True when the backend forgets expired records by itself (Redis key TTLs), so the store's
+   * `purgeExpired` has nothing to delete: the purge suite then checks that it deletes nothing and
+   * answers zero batches, besides refusing bad options and keeping what is still needed.
+   */
+  expiresByItself?: boolean
   /** Reads every record straight from the backend, for invariant checks. */
   dump(): Promise<StoreSnapshot> | StoreSnapshot
   /** Closes what the harness opened (peers included) and deletes the backing data. */

@@ -17,6 +17,7 @@
 export { describeStoreContract } from './contract'
 export type { StoreHarness, HarnessFactory, StoreSnapshot } from './harness'
 export { checkInvariants } from './invariants'
+export { halfAppliedWrites } from './half-applied'
 export { ManualClock } from './clock'
 export { RecordingQrProvider } from './qr'
 export { describeHttpRoutes, type HttpRoutesHost, type HttpHostOptions, type HttpRoutesSuiteOptions } from './http/routes-suite'

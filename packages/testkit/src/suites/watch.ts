@@ -5,10 +5,10 @@
  * `waitForStatus` is woken by a scan committed through a peer.
  */
 import { describe, expect, it } from 'vitest'
-import type { ScanAuth } from '@scanauth/core'
+import { MAX_WAIT_MS, type ScanAuth } from '@scanauth/core'
 import type { ContractContext } from '../context'
 import { newSceneStr } from '../steps'
-import { NOTICE_MS, told } from '../waiting'
+import { told, within } from '../waiting'
 
 export function watchSuite(get: () => ContractContext): void {
   describe('change notification', () => {
@@ -52,9 +52,11 @@ export function watchSuite(get: () => ContractContext): void {
       const auths = await ctx.auths(2)
       const scanner = auths[auths.length - 1] as ScanAuth
       const sceneStr = await newSceneStr(ctx.auth)
-      const waiting = ctx.auth.waitForStatus(sceneStr, { timeoutMs: NOTICE_MS })
+      // A wait far longer than the test: only the notification can end it in time (at its timeout a
+      // wait would read the scene again and pass without one).
+      const waiting = ctx.auth.waitForStatus(sceneStr, { timeoutMs: MAX_WAIT_MS })
       setTimeout(() => void scanner.handleScan({ sceneStr, openid: 'alice' }), 30)
-      expect(await waiting).toMatchObject({ status: 'authorized', sessionToken: expect.any(String) })
+      expect(await within(waiting, 'the scan to wake the wait')).toMatchObject({ status: 'authorized', sessionToken: expect.any(String) })
     })
 
     it('two listeners are two registrations; stopping one leaves the other', async () => {
