@@ -21,6 +21,12 @@ export interface WechatCallbackRequest {
    * be checked and is refused with 415 (after the signature check, like every body problem).
    */
   body?: string | Uint8Array | unknown
+  /**
+   * Set by a framework adapter that stopped reading the body at its own limit: the push is answered
+   * 413, like a body over `maxBodyBytes`, after the signature check (B-wx-1, B-wx-3) — an unsigned
+   * request gets 401 whatever its size.
+   */
+  bodyTooLarge?: boolean
 }
 
 /** What to send back. Always a string body. */
@@ -106,6 +112,12 @@ export interface WechatCallbackOptions {
 /** The default of `replayWindowSeconds`. */
 const DEFAULT_WINDOW_SECONDS = 300
 
+/**
+ * The largest push body the callback reads by default, in bytes (64 KiB; pushes are a few hundred
+ * bytes). The framework adapters read the body with the same limit.
+ */
+export const DEFAULT_PUSH_MAX_BODY_BYTES = 64 * 1024
+
 /** The options after validation, with defaults filled in. */
 export interface ResolvedCallbackOptions {
   auth: Pick<ScanAuth, 'handleScan'>
@@ -153,7 +165,7 @@ export function resolveCallbackOptions(options: WechatCallbackOptions): Resolved
   }
   const window = options.replayWindowSeconds ?? DEFAULT_WINDOW_SECONDS
   if (window !== false && !(typeof window === 'number' && window > 0)) fail('replayWindowSeconds must be a positive number or false')
-  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_PUSH_MAX_BODY_BYTES
   if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) fail('maxBodyBytes must be a positive integer')
   const replyDeadlineMs = options.replyDeadlineMs ?? 4000
   if (!(replyDeadlineMs > 0)) fail('replyDeadlineMs must be positive')

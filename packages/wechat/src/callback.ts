@@ -125,10 +125,10 @@ export function createWechatCallback(options: WechatCallbackOptions): WechatCall
 
   async function push(request: WechatCallbackRequest, query: ReturnType<typeof readQuery>): Promise<WechatCallbackResponse> {
     const { timestamp, nonce } = authenticate(query, config)
-    const body = readBody(request.body, config.maxBodyBytes)
+    const body = readBody(request.body, config.maxBodyBytes, request.bodyTooLarge === true)
     const opened = openPush(query, body.text, config)
     const key = deliveryKey(opened.message)
-    if (config.ownStore !== null && ++pushes % PURGE_EVERY === 0) config.ownStore.purgeExpired({ now: config.now() })
+    if (config.ownStore !== null && ++pushes % PURGE_EVERY === 0) void config.ownStore.purgeExpired({ now: config.now() })
 
     const work = deliver({ timestamp, nonce, method: 'POST', payload: body.bytes }, opened, key)
     const outcome = await withDeadline(work, config.replyDeadlineMs)

@@ -7,7 +7,7 @@
  * @module
  */
 import { readFetchBody } from '@scanauth/core'
-import type { WechatCallback } from './callback-options'
+import { DEFAULT_PUSH_MAX_BODY_BYTES, type WechatCallback } from './callback-options'
 import { WechatError } from './errors'
 
 /** Options of {@link createWechatFetchHandler}. */
@@ -19,8 +19,6 @@ export interface WechatFetchHandlerOptions {
   maxBodyBytes?: number
 }
 
-const DEFAULT_MAX_BODY = 64 * 1024
-const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }
 // `ignoreBOM` keeps the bytes as they came (the callback checks and hashes exactly what was sent).
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true })
 
@@ -38,7 +36,7 @@ const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true })
  * ```
  */
 export function createWechatFetchHandler(callback: WechatCallback, options: WechatFetchHandlerOptions = {}): (request: Request) => Promise<Response> {
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_PUSH_MAX_BODY_BYTES
   if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) {
     throw new WechatError('invalid_options', 'createWechatFetchHandler: maxBodyBytes must be a positive integer')
   }
@@ -46,12 +44,14 @@ export function createWechatFetchHandler(callback: WechatCallback, options: Wech
   return async function wechatFetchHandler(request) {
     const method = request.method.toUpperCase()
     let body: string | undefined
+    let bodyTooLarge = false
     if (method === 'POST') {
       const bytes = await readFetchBody(request, maxBodyBytes)
-      if (bytes !== undefined && bytes.byteLength > maxBodyBytes) return new Response('Request body is too large', { status: 413, headers: TEXT })
-      body = bytes === undefined ? '' : UTF8.decode(bytes)
+      // Over the limit: the callback answers 413, after the signature check (B-wx-1).
+      bodyTooLarge = bytes !== undefined && bytes.byteLength > maxBodyBytes
+      body = bytes === undefined || bodyTooLarge ? '' : UTF8.decode(bytes)
     }
-    const answer = await callback({ method, query: new URL(request.url).searchParams, body })
+    const answer = await callback({ method, query: new URL(request.url).searchParams, body, bodyTooLarge })
     return new Response(method === 'HEAD' ? null : answer.body, { status: answer.status, headers: answer.headers })
   }
 }

@@ -76,9 +76,11 @@ export interface RawBody {
 /**
  * The raw body, checked after the signature (B-wx-3): a parser's object is 415 (it cannot be
  * checked), an empty body 400, one over the limit 413, and text that cannot be XML (JSON, a form)
- * 415. What remains is parsed by {@link openPush}.
+ * 415 (also when the adapter that read it stopped at its own limit: `tooLarge`). What remains is
+ * parsed by {@link openPush}.
  */
-export function readBody(body: unknown, maxBodyBytes: number): RawBody {
+export function readBody(body: unknown, maxBodyBytes: number, tooLarge = false): RawBody {
+  if (tooLarge) throw new PushRejection(413, 'body is too large')
   let bytes: Buffer
   if (typeof body === 'string') {
     if (Buffer.byteLength(body, 'utf8') > maxBodyBytes) throw new PushRejection(413, 'body is too large')

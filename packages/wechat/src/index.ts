@@ -26,12 +26,13 @@ export type { FetchLike } from './api-client'
 export { WechatError, WechatApiError, WechatHttpError, TOKEN_ERRCODES, type WechatErrorCode, type WechatHttpFailure } from './errors'
 export { createWechatCallback } from './callback'
 export { createWechatFetchHandler, type WechatFetchHandlerOptions } from './fetch-callback'
-export type {
-  WechatCallback,
-  WechatCallbackOptions,
-  WechatCallbackRequest,
-  WechatCallbackResponse,
-  WechatMessageContext,
+export {
+  DEFAULT_PUSH_MAX_BODY_BYTES,
+  type WechatCallback,
+  type WechatCallbackOptions,
+  type WechatCallbackRequest,
+  type WechatCallbackResponse,
+  type WechatMessageContext,
 } from './callback-options'
 export { SUBSCRIBE_SCENE_PREFIX, sceneOfScan, type WechatMessage } from './message'
 export { DEFAULT_REPLY_TEXTS, defaultReply, SUCCESS_BODY } from './reply'

@@ -86,15 +86,18 @@ describe('createWechatFetchHandler on Hono', () => {
     expect(await auth.getStatus(scene.sceneStr)).toEqual({ status: 'pending' })
   })
 
-  it('answers 413 for a body over its limit, before the callback sees it', async () => {
-    // The callback itself would accept 64 KiB: the 413 comes from the Fetch handler's own cap.
+  it('answers 413 for a body over its own limit, after the signature check (401 when unsigned)', async () => {
+    // The callback itself would accept 64 KiB: the 413 comes from the Fetch handler's own cap,
+    // answered by the callback once the request is authenticated (B-wx-1, B-wx-3).
     const { auth, clock, signedUrl, scans, store } = await world('plain', { fetch: { maxBodyBytes: 2048 } })
     const scene = await auth.createScene({ deviceId: 'tv' })
     const scan = (pad: string) =>
       buildXml({ ToUserName: 'gh_x', FromUserName: 'o_big', CreateTime: Math.floor(clock.now() / 1000), MsgType: 'event', Event: 'SCAN', EventKey: scene.sceneStr, Pad: pad })
     const big = await fetch(signedUrl('1'), { method: 'POST', body: scan('x'.repeat(4096)) })
     expect(big.status).toBe(413)
-    expect(await big.text()).toBe('Request body is too large')
+    expect(await big.text()).toBe('body is too large')
+    const unsigned = await fetch(signedUrl('4').replace(/signature=[^&]+/, 'signature=0'), { method: 'POST', body: scan('x'.repeat(4096)) })
+    expect(unsigned.status).toBe(401)
     const huge = await fetch(signedUrl('2'), { method: 'POST', body: scan('x'.repeat(4 * 1024 * 1024)) })
     expect(huge.status).toBe(413)
     expect(scans).toHaveLength(0)
