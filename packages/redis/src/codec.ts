@@ -23,15 +23,16 @@
  *
  * @module
  */
-import type {
-  AuthorizationRecord,
-  AuthorizationStatus,
-  AuthorizationType,
-  NewAuthorization,
-  SceneRecord,
-  SceneStatus,
-  SessionRecord,
-  UserRecord,
+import {
+  fifoOrder,
+  type AuthorizationRecord,
+  type AuthorizationStatus,
+  type AuthorizationType,
+  type NewAuthorization,
+  type SceneRecord,
+  type SceneStatus,
+  type SessionRecord,
+  type UserRecord,
 } from '@scanauth/core'
 import { RedisStoreError } from './errors'
 
@@ -163,7 +164,7 @@ export function decodeAuthorizationList(flat: readonly string[]): AuthorizationR
   for (let i = 0; i + 1 < flat.length; i += 2) {
     list.push(decodeAuthorization(readNum(flat[i], 'authorization id', String(flat[i])), flat[i + 1] as string))
   }
-  return list.sort((a, b) => a.createdAt - b.createdAt || a.id - b.id)
+  return list.sort(fifoOrder)
 }
 
 // ---- sessions -----------------------------------------------------------------------------------

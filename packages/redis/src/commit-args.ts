@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { NEW_USER, type AssignedIds, type AuthorizationRef, type ChangeSet, type CommitResult, type NewAuthorization, type UserRef } from '@scanauth/core'
+import { NEW_USER, sceneNeededUntil, type AssignedIds, type AuthorizationRef, type ChangeSet, type CommitResult, type NewAuthorization, type UserRef } from '@scanauth/core'
 import { authorizationIndex, authorizationTail, encodeUser, num, sceneTail, sessionTail } from './codec'
 import { idempotencyTail, ledgerTail } from './codec-entitlements'
 import { describeReply, RedisStoreError } from './errors'
@@ -35,11 +35,10 @@ export function commitArgs(changes: ChangeSet, ctx: CommitArgsContext): string[]
     args.push('s', 'i', s.sceneStr, '', num(s.version), '', userRef(s.userId, insertsUser), sceneTail(s), relativeTtl(s.expiresAt, s.createdAt, ctx.graceMs))
   } else if (scene?.op === 'update') {
     const s = scene.scene
-    // A scene written with its session must answer polls as long as the session lives; any other
-    // update (expiry, a status change) keeps the deadline it has.
-    const ttl = session
-      ? relativeTtl(Math.max(s.expiresAt, session.expiresAt), session.createdAt, ctx.graceMs)
-      : KEEP_TTL
+    // A scene written with its session is needed as long as that session lives (core's retention
+    // rule, docs/behaviour.md D-retention); any other update (expiry, a status change) keeps the
+    // deadline it has.
+    const ttl = session ? relativeTtl(sceneNeededUntil(s, session), session.createdAt, ctx.graceMs) : KEEP_TTL
     args.push('s', 'u', s.sceneStr, num(scene.expectedVersion), num(s.version), num(s.id), userRef(s.userId, insertsUser), sceneTail(s), ttl)
   }
 

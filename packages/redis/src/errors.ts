@@ -7,7 +7,7 @@
 
 /** What went wrong, machine-readable. */
 export type RedisStoreErrorCode =
-  /** The options of `new RedisStore` are invalid; the message names the option. */
+  /** The options of `new RedisStore` or of `purgeExpired` are invalid; the message names the option. */
   | 'invalid_options'
   /** A load query broke the Store contract (both `userId` and `openid`); nothing was read. */
   | 'invalid_query'

@@ -12,5 +12,7 @@
  */
 export { RedisStore } from './redis-store'
 export type { RedisStoreOptions } from './options'
+/** The options and result of `purgeExpired`, the same on every store (defined in `@scanauth/core`). */
+export type { PurgeOptions, PurgeResult } from '@scanauth/core'
 export { DEFAULT_KEY_PREFIX, Keys } from './keys'
 export { RedisStoreError, type RedisStoreErrorCode } from './errors'

@@ -17,16 +17,19 @@
  *
  * @module
  */
-import type {
-  ChangeSet,
-  CommitResult,
-  LedgerEntryRecord,
-  LedgerQuery,
-  LoadQuery,
-  LoadResult,
-  SceneChangeListener,
-  SessionSelector,
-  Store,
+import {
+  resolvePurgeOptions,
+  type ChangeSet,
+  type CommitResult,
+  type LedgerEntryRecord,
+  type LedgerQuery,
+  type LoadQuery,
+  type LoadResult,
+  type PurgeOptions,
+  type PurgeResult,
+  type SceneChangeListener,
+  type SessionSelector,
+  type Store,
 } from '@scanauth/core'
 import { decodeLedgerEntry } from './codec-entitlements'
 import { commitArgs, parseCommitReply } from './commit-args'
@@ -212,6 +215,21 @@ export class RedisStore implements Store {
   /** Whether the store holds its subscriber connection: only while {@link RedisStore.watchScenes} has listeners. */
   get watching(): boolean {
     return this.subscription.connected
+  }
+
+  /**
+   * The `purgeExpired` of every store, which on Redis has nothing to delete: each scene, session
+   * and counter key carries a TTL taken from core's retention rule (docs/behaviour.md,
+   * D-retention; an authorized scene as long as its session) plus `graceMs`, and Redis frees it
+   * by itself. So it checks its options like the other stores, sends nothing to Redis and
+   * answers zero batches; code that purges on a timer works unchanged whichever store it is
+   * given. `retentionMs` has no effect here: set `graceMs` to keep records longer.
+   *
+   * @throws {@link RedisStoreError} `invalid_options` naming a bad option.
+   */
+  async purgeExpired(options: PurgeOptions): Promise<PurgeResult> {
+    resolvePurgeOptions(options, (option, message) => new RedisStoreError('invalid_options', `RedisStore.purgeExpired: ${option}: ${message}`))
+    return { scenes: 0, sessions: 0, counters: 0, batches: 0, more: false }
   }
 
   /**

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { SceneChangeListener } from '@scanauth/core'
+import { SceneListenerSet, type SceneChangeListener } from '@scanauth/core'
 import type { Cluster, Redis } from 'ioredis'
 
 /**
@@ -27,7 +27,7 @@ export const RESUBSCRIBE_DELAY_MS = 1_000
 
 /** The listeners of one store and the subscriber connection held for them. */
 export class SceneSubscription {
-  private readonly listeners = new Set<SceneChangeListener>()
+  private readonly listeners = new SceneListenerSet({ onLast: () => void this.shut() })
   private connection: Redis | Cluster | null = null
   private settlingPromise: Promise<void> | null = null
   private retry: NodeJS.Timeout | null = null
@@ -44,13 +44,9 @@ export class SceneSubscription {
 
   /** Registers a listener; the first one opens the subscriber connection, the last one leaving closes it. */
   watch(listener: SceneChangeListener): () => void {
-    // A wrapper of our own, so that one function registered twice is two registrations.
-    const registration: SceneChangeListener = (sceneStr) => listener(sceneStr)
-    this.listeners.add(registration)
+    const stop = this.listeners.add(listener)
     if (this.connection === null && this.retry === null) this.open()
-    return () => {
-      if (this.listeners.delete(registration) && this.listeners.size === 0) void this.shut()
-    }
+    return stop
   }
 
   /**
@@ -132,6 +128,6 @@ export class SceneSubscription {
 
   /** Calls every listener of the moment (one that stopped is told nothing more). */
   private tell(sceneStr: string): void {
-    for (const listener of [...this.listeners]) listener(sceneStr)
+    this.listeners.tell(sceneStr)
   }
 }

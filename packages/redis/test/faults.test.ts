@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Redis, type RedisOptions } from 'ioredis'
 import { createScanAuth, type ScanAuth } from '@scanauth/core'
-import { checkInvariants, ManualClock, RecordingQrProvider } from '@scanauth/testkit'
+import { checkInvariants, halfAppliedWrites, ManualClock, RecordingQrProvider } from '@scanauth/testkit'
 import { RedisStore } from '../src/index'
 import { COMMIT_SCRIPT } from '../src/scripts/commit'
 import { LOAD_SCRIPT } from '../src/scripts/load'
@@ -159,6 +159,7 @@ describe('connections killed under load', () => {
 
     const snapshot = await dumpRecords(admin, prefix)
     expect(checkInvariants(snapshot)).toEqual([])
+    expect(halfAppliedWrites(snapshot)).toEqual([])
     // Points: each successful consume spent exactly one point; a failed one spent one or none.
     for (const openid of payers) {
       const user = snapshot.users.find((u) => u.openid === openid)

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Redis } from 'ioredis'
 import { createScanAuth, type ScanAuth } from '@scanauth/core'
-import { checkInvariants, RecordingQrProvider, type StoreSnapshot } from '@scanauth/testkit'
+import { checkInvariants, halfAppliedWrites, RecordingQrProvider, type StoreSnapshot } from '@scanauth/testkit'
 import { RedisStore } from '../src/index'
 import { checkIndexes, connect, deleteKeysUnder, dumpRecords, REDIS_URL, testPrefix } from './support/redis'
 import type { Job, PhaseReport } from './support/worker'
@@ -134,6 +134,7 @@ describe(`${PROCESSES} processes on one Redis`, () => {
 
     const snapshot = await dump()
     expect(checkInvariants(snapshot)).toEqual([])
+    expect(halfAppliedWrites(snapshot)).toEqual([])
     expect(snapshot.scenes.filter((s) => s.status === 'authorized')).toHaveLength(SCENES)
     expect(snapshot.sessions).toHaveLength(SCENES)
     const users = snapshot.users.filter((u) => u.openid.startsWith('newcomer-'))
@@ -155,6 +156,7 @@ describe(`${PROCESSES} processes on one Redis`, () => {
 
     const snapshot = await dump()
     expect(checkInvariants(snapshot)).toEqual([])
+    expect(halfAppliedWrites(snapshot)).toEqual([])
     for (const openid of PAYERS) {
       const users = snapshot.users.filter((u) => u.openid === openid)
       expect(users, openid).toHaveLength(1)
@@ -185,6 +187,7 @@ describe(`${PROCESSES} processes on one Redis`, () => {
     const consumes = CONSUMES_EACH * PROCESSES
     const snapshot = await dump()
     expect(checkInvariants(snapshot)).toEqual([])
+    expect(halfAppliedWrites(snapshot)).toEqual([])
     for (const [i, openid] of PAYERS.entries()) {
       const outcomes = report.byKey[tokens[i] as string] ?? {}
       expect(outcomes.points, openid).toBe(points)
@@ -207,6 +210,7 @@ describe(`${PROCESSES} processes on one Redis`, () => {
 
     const snapshot = await dump()
     expect(checkInvariants(snapshot)).toEqual([])
+    expect(halfAppliedWrites(snapshot)).toEqual([])
     expect(await checkIndexes(admin, prefix, snapshot)).toEqual([])
     const buyer = snapshot.users.filter((u) => u.openid === 'buyer')
     expect(buyer).toHaveLength(1)
@@ -240,6 +244,7 @@ describe(`${PROCESSES} processes on one Redis`, () => {
 
     const snapshot = await dump()
     expect(checkInvariants(snapshot)).toEqual([])
+    expect(halfAppliedWrites(snapshot)).toEqual([])
     expect(await checkIndexes(admin, prefix, snapshot)).toEqual([])
     const stored = snapshot.authorizations.find((a) => a.id === points.id)
     expect(stored?.status).toBe('revoked')

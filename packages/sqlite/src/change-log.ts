@@ -14,7 +14,7 @@
  * @module
  */
 import type Database from 'better-sqlite3'
-import type { SceneChangeListener } from '@scanauth/core'
+import { SceneListenerSet, type SceneChangeListener } from '@scanauth/core'
 
 /** How many of the newest rows the log keeps at least: far more than any process reads between two looks. */
 export const CHANGE_LOG_KEEP = 10_000
@@ -31,7 +31,7 @@ export class SceneChangeLog {
   private readonly dataVersion: Statement<[], number>
   private readonly lastId: Statement<[], number>
   private readonly rowsAfter: Statement<[number], [number, string]>
-  private readonly listeners = new Set<SceneChangeListener>()
+  private readonly listeners = new SceneListenerSet({ onFirst: () => this.start(), onLast: () => this.stop() })
   private timer: NodeJS.Timeout | null = null
   /** The last `data_version` and log id this connection has read (meaningful while the timer runs). */
   private seenVersion = 0
@@ -70,13 +70,7 @@ export class SceneChangeLog {
 
   /** Registers a listener; the first one starts the timer, the last one leaving stops it. */
   watch(listener: SceneChangeListener): () => void {
-    // A wrapper of our own, so that one function registered twice is two registrations.
-    const registration: SceneChangeListener = (sceneStr) => listener(sceneStr)
-    if (this.listeners.size === 0) this.start()
-    this.listeners.add(registration)
-    return () => {
-      if (this.listeners.delete(registration) && this.listeners.size === 0) this.stop()
-    }
+    return this.listeners.add(listener)
   }
 
   /** Whether the timer runs. */
@@ -135,7 +129,7 @@ export class SceneChangeLog {
   private tell(scenes: Iterable<string>): void {
     queueMicrotask(() => {
       // The listeners of the moment: one that stopped meanwhile is told nothing more.
-      for (const sceneStr of scenes) for (const listener of [...this.listeners]) listener(sceneStr)
+      for (const sceneStr of scenes) this.listeners.tell(sceneStr)
     })
   }
 }

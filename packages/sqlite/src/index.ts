@@ -10,7 +10,9 @@
  *
  * @packageDocumentation
  */
-export { SqliteStore, type PurgeResult } from './sqlite-store'
-export type { SqliteStoreOptions, PurgeOptions } from './options'
+export { SqliteStore } from './sqlite-store'
+export type { SqliteStoreOptions } from './options'
+/** The options and result of `purgeExpired`, the same on every store (defined in `@scanauth/core`). */
+export type { PurgeOptions, PurgeResult } from '@scanauth/core'
 export { SqliteStoreError, type SqliteStoreErrorCode } from './errors'
 export { MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE, type Migration } from './schema'

@@ -1,5 +1,5 @@
 /**
- * Options of `new SqliteStore(...)` and of `purgeExpired(...)`, parsed once with zod; defaults live
+ * Options of `new SqliteStore(...)`, parsed once with zod; defaults live
  * here and nowhere else.
  *
  * @module
@@ -99,42 +99,6 @@ export interface SqliteStoreOptions {
 /** Parses and completes the store options, or throws a `SqliteStoreError` `invalid_options` naming the bad one. */
 export function resolveStoreOptions(options: SqliteStoreOptions): ResolvedStoreOptions {
   return parse(storeOptionsSchema, options, 'new SqliteStore')
-}
-
-const purgeOptionsSchema = z
-  .object({
-    now: z.number().finite().optional(),
-    retentionMs: z.number().min(0).default(0),
-    batchSize: z.number().int().min(1).max(100_000).default(500),
-    maxBatches: z.number().int().min(1).optional(),
-  })
-  .strict()
-
-/** Options of {@link SqliteStore.purgeExpired}. */
-export interface PurgeOptions {
-  /** The time to purge at, in epoch milliseconds. Default `Date.now()`; pass your service's clock. */
-  now?: number
-  /**
-   * Keep expired records this many milliseconds past their expiry before deleting them (for
-   * support questions and audits). Default 0.
-   */
-  retentionMs?: number
-  /**
-   * At most this many rows of one table examined per transaction. Default 500. Each batch is one
-   * short `BEGIN IMMEDIATE` transaction, and the purge yields to the event loop between batches,
-   * so a big purge never blocks scans and polls for long.
-   */
-  batchSize?: number
-  /** Stop after this many batches even if more is left (the next call continues). Default: no limit. */
-  maxBatches?: number
-}
-
-/** Purge options after parsing. */
-export type ResolvedPurgeOptions = z.infer<typeof purgeOptionsSchema>
-
-/** Parses and completes the purge options, or throws a `SqliteStoreError` `invalid_options` naming the bad one. */
-export function resolvePurgeOptions(options: PurgeOptions): ResolvedPurgeOptions {
-  return parse(purgeOptionsSchema, options, 'SqliteStore.purgeExpired')
 }
 
 function parse<T extends z.ZodType>(schema: T, input: unknown, where: string): z.infer<T> {

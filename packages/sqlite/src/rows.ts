@@ -7,20 +7,21 @@
  *
  * @module
  */
-import type {
-  AuthorizationRecord,
-  AuthorizationStatus,
-  AuthorizationType,
-  IdempotencyRecord,
-  LedgerEntryRecord,
-  LedgerKind,
-  NewAuthorization,
-  NewLedgerEntry,
-  SceneRecord,
-  SceneStatus,
-  SessionRecord,
-  UserAggregate,
-  UserRecord,
+import {
+  fifoOrder,
+  type AuthorizationRecord,
+  type AuthorizationStatus,
+  type AuthorizationType,
+  type IdempotencyRecord,
+  type LedgerEntryRecord,
+  type LedgerKind,
+  type NewAuthorization,
+  type NewLedgerEntry,
+  type SceneRecord,
+  type SceneStatus,
+  type SessionRecord,
+  type UserAggregate,
+  type UserRecord,
 } from '@scanauth/core'
 
 /** Scene columns, in the order of {@link SceneRow}. */
@@ -101,7 +102,7 @@ export function toUserAggregate(rows: readonly UserJoinRow[]): UserAggregate | n
     })
   }
   // Almost always one or two records; the whole queue arrives already in order (a linear pass).
-  if (authorizations.length > 1) authorizations.sort((a, b) => a.createdAt - b.createdAt || a.id - b.id)
+  if (authorizations.length > 1) authorizations.sort(fifoOrder)
   return { user, authorizations }
 }
 

@@ -12,6 +12,14 @@
 import Database from 'better-sqlite3'
 import {
   NEW_USER,
+  purgeableScenes,
+  purgeInBatches,
+  resolvePurgeOptions,
+  startOfScenes,
+  type PurgeBatchOutcome,
+  type PurgeSceneCursor,
+  type PurgeOptions,
+  type PurgeResult,
   type AssignedIds,
   type AuthorizationRef,
   type ChangeSet,
@@ -28,7 +36,7 @@ import {
 } from '@scanauth/core'
 import { SceneChangeLog } from './change-log'
 import { SqliteStoreError } from './errors'
-import { resolvePurgeOptions, resolveStoreOptions, type PurgeOptions, type ResolvedStoreOptions, type SqliteStoreOptions } from './options'
+import { resolveStoreOptions, type ResolvedStoreOptions, type SqliteStoreOptions } from './options'
 import {
   authorizationParams,
   ledgerParams,
@@ -43,20 +51,6 @@ import {
 import { openDatabaseFile } from './open-file'
 import { migrate } from './schema'
 import { prepareStatements, type Statements } from './statements'
-
-/** What {@link SqliteStore.purgeExpired} removed. */
-export interface PurgeResult {
-  /** Scenes deleted. */
-  scenes: number
-  /** Sessions deleted. */
-  sessions: number
-  /** Counters deleted (their expiry passed, so they were dead already). */
-  counters: number
-  /** Transactions it took. */
-  batches: number
-  /** True when `maxBatches` stopped the purge before everything expired was gone. */
-  more: boolean
-}
 
 const CONFLICT_SCENE: CommitResult = Object.freeze({ ok: false, conflict: 'scene' })
 const CONFLICT_USER: CommitResult = Object.freeze({ ok: false, conflict: 'user' })
@@ -96,7 +90,7 @@ export class SqliteStore implements Store {
   private readonly statements: Statements
   private readonly changeLog: SceneChangeLog
   private readonly runCommit: (changes: ChangeSet) => CommitResult
-  private readonly runPurgeBatch: (cutoff: number, limit: number, cursor: PurgeCursor) => BatchOutcome
+  private readonly runPurgeBatch: (cutoff: number, limit: number, cursor: PurgeCursor) => PurgeBatchOutcome
   private closed = false
 
   /**
@@ -224,30 +218,19 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Deletes scenes and sessions whose expiry passed more than `retentionMs` before `now`, in
-   * batches of short transactions. A scene that was authorized stays as long as its latest session
-   * does (the device's poll still needs it); users, authorizations, ledger entries and idempotency
-   * keys are never deleted. The same rule as `MemoryStore.purgeExpired`. Counters whose expiry
-   * passed more than `retentionMs` before `now` go too, in the same batches.
+   * Deletes what is no longer needed at `now` (pass your service's clock), by core's one retention
+   * rule (docs/behaviour.md, D-retention): a scene once it and its latest session have expired (the
+   * device's poll still needs an authorized scene while its session lives), sessions and counters
+   * once expired, each kept `retentionMs` longer. Users, authorizations, ledger entries and
+   * idempotency keys are never deleted. Runs in batches of short `BEGIN IMMEDIATE` transactions
+   * (`batchSize` rows of each table) and yields to the event loop between them. Throws a
+   * `SqliteStoreError` `invalid_options` naming a bad option.
    */
-  async purgeExpired(options: PurgeOptions = {}): Promise<PurgeResult> {
+  async purgeExpired(options: PurgeOptions): Promise<PurgeResult> {
     this.assertOpen()
-    const { now = Date.now(), retentionMs, batchSize, maxBatches = Number.POSITIVE_INFINITY } = resolvePurgeOptions(options)
-    const cutoff = now - retentionMs
-    const cursor: PurgeCursor = { expiresAt: Number.NEGATIVE_INFINITY, id: 0, scenesDone: false }
-    const result: PurgeResult = { scenes: 0, sessions: 0, counters: 0, batches: 0, more: false }
-    for (;;) {
-      const batch = this.runPurgeBatch(cutoff, batchSize, cursor)
-      result.scenes += batch.scenes
-      result.sessions += batch.sessions
-      result.counters += batch.counters
-      result.batches++
-      if (batch.done) return result
-      if (result.batches >= maxBatches) return { ...result, more: true }
-      // Let queued scans and polls run between batches.
-      await new Promise<void>((resolve) => setImmediate(resolve))
-      this.assertOpen()
-    }
+    const resolved = resolvePurgeOptions(options, (option, message) => new SqliteStoreError('invalid_options', `SqliteStore.purgeExpired: ${option}: ${message}`))
+    const cursor: PurgeCursor = startOfScenes(0)
+    return purgeInBatches(resolved, (cutoff, limit) => this.runPurgeBatch(cutoff, limit, cursor), () => this.assertOpen())
   }
 
   /**
@@ -342,25 +325,16 @@ export class SqliteStore implements Store {
   }
 
   /** One purge transaction: up to `limit` expired scenes examined, up to `limit` expired sessions and as many counters deleted. */
-  private purgeBatch(cutoff: number, limit: number, cursor: PurgeCursor): BatchOutcome {
+  private purgeBatch(cutoff: number, limit: number, cursor: PurgeCursor): PurgeBatchOutcome {
     const s = this.statements
     let scenes = 0
-    if (!cursor.scenesDone) {
+    if (!cursor.done) {
       const candidates = s.purgeSceneCandidates.all({ cutoff, afterExpiresAt: cursor.expiresAt, afterId: cursor.id, limit })
-      for (const c of candidates) {
-        // An authorized scene answers polls for as long as its latest session lives.
-        if (c.sessionEnd <= cutoff) scenes += s.deleteScene.run(c.id).changes
-      }
-      const last = candidates[candidates.length - 1]
-      if (last) {
-        cursor.expiresAt = last.expiresAt
-        cursor.id = last.id
-      }
-      cursor.scenesDone = candidates.length < limit
+      for (const c of purgeableScenes(candidates, cutoff, limit, cursor)) scenes += s.deleteScene.run(c.id).changes
     }
     const sessions = s.purgeSessions.run({ cutoff, limit }).changes
     const counters = s.purgeCounters.run({ cutoff, limit }).changes
-    return { scenes, sessions, counters, done: cursor.scenesDone && sessions < limit && counters < limit }
+    return { scenes, sessions, counters, done: cursor.done && sessions < limit && counters < limit }
   }
 
   private assertOpen(): void {
@@ -369,18 +343,8 @@ export class SqliteStore implements Store {
 }
 
 /** Where the scene pass of a purge has got to (the last scene examined). */
-interface PurgeCursor {
-  expiresAt: number
-  id: number
-  scenesDone: boolean
-}
+type PurgeCursor = PurgeSceneCursor<number>
 
-interface BatchOutcome {
-  scenes: number
-  sessions: number
-  counters: number
-  done: boolean
-}
 
 /**
  * Connection settings, set before any transaction: busy timeout first (switching to WAL needs a

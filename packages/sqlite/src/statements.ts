@@ -6,7 +6,7 @@
  * @module
  */
 import type Database from 'better-sqlite3'
-import type { IdempotencyRecord, SceneRecord, SessionRecord } from '@scanauth/core'
+import type { IdempotencyRecord, PurgeSceneCandidate, SceneRecord, SessionRecord } from '@scanauth/core'
 import {
   AUTHORIZATION_COLUMNS,
   IDEMPOTENCY_COLUMNS,
@@ -41,13 +41,8 @@ export interface CounterParams {
   now: number
 }
 
-/** A scene examined by a purge batch. */
-export interface PurgeCandidate {
-  id: number
-  expiresAt: number
-  /** expires_at of the scene's latest session, 0 when it has none. */
-  sessionEnd: number
-}
+/** A scene examined by a purge batch (core's `PurgeSceneCandidate`). */
+export type PurgeCandidate = PurgeSceneCandidate<number>
 
 type Statement<P extends unknown[], R = unknown> = Database.Statement<P, R>
 
@@ -247,7 +242,7 @@ export function prepareStatements(db: Database.Database): Statements {
     // Keyset pagination over scanauth_scenes_by_expiry: each batch examines at most `limit` expired
     // scenes after the last one examined, however many expired scenes are kept for their sessions.
     purgeSceneCandidates: db.prepare(`SELECT s.id, s.expires_at AS expiresAt,
-        COALESCE((SELECT x.expires_at FROM scanauth_sessions x WHERE x.scene_id = s.id ORDER BY x.id DESC LIMIT 1), 0) AS sessionEnd
+        (SELECT x.expires_at FROM scanauth_sessions x WHERE x.scene_id = s.id ORDER BY x.id DESC LIMIT 1) AS sessionEnd
       FROM scanauth_scenes s
       WHERE s.expires_at <= @cutoff AND (s.expires_at, s.id) > (@afterExpiresAt, @afterId)
       ORDER BY s.expires_at, s.id

@@ -3,7 +3,7 @@
 // file is then reopened and every invariant must hold: SQLite's WAL makes each commit all or nothing.
 import { describe, expect, it } from 'vitest'
 import { createScanAuth } from '@scanauth/core'
-import { checkInvariants, RecordingQrProvider } from '@scanauth/testkit'
+import { checkInvariants, halfAppliedWrites, RecordingQrProvider } from '@scanauth/testkit'
 import { SqliteStore } from '@scanauth/sqlite'
 import { dumpFile } from './support/files'
 import { DAY, SECOND } from './support/fixture'
@@ -84,7 +84,9 @@ describe('SqliteStore crash safety', () => {
     await after.grant({ openid: ownOpenids[0]?.[0] as string, type: 'points', points: 1 })
     expect(await after.consume({ sessionToken: ownTokens[0]?.[0] as string })).toMatchObject({ status: 'ok' })
     await reopened.close()
-    expect(checkInvariants(dumpFile(filename))).toEqual([])
+    const final = dumpFile(filename)
+    expect(checkInvariants(final)).toEqual([])
+    expect(halfAppliedWrites(final)).toEqual([])
 
     const total = (pick: (r: Report) => number) => sum(reports, pick)
     console.log(

@@ -81,8 +81,11 @@ describe('invalid_options', () => {
 
   it('names the option of purgeExpired that is wrong', async () => {
     const store = fixture.openStore()
-    const error = await storeError('invalid_options', () => store.purgeExpired({ retentionMs: -1 }))
+    const error = await storeError('invalid_options', () => store.purgeExpired({ now: Date.now(), retentionMs: -1 }))
     expect(error.message).toMatch(/^\[@scanauth\/sqlite\] SqliteStore\.purgeExpired: retentionMs: /)
-    await storeError('invalid_options', () => store.purgeExpired({ batchSize: 0 }))
+    await storeError('invalid_options', () => store.purgeExpired({ now: Date.now(), batchSize: 0 }))
+    // No clock of its own: a purge without the service's now is refused, naming what to pass.
+    const missing = await storeError('invalid_options', () => store.purgeExpired({} as never))
+    expect(missing.message).toMatch(/SqliteStore\.purgeExpired: now: now is required/)
   })
 })

@@ -324,7 +324,8 @@ describe('purgeExpired', () => {
     for (const [minutes, retention] of [[30, 0], [95, 0], [150, 20], [170, 0], [400, 0]] as const) {
       const now = start + minutes * 60 * SECOND
       const removed = await sqlite.purgeExpired({ now, retentionMs: retention * 60 * SECOND, batchSize: 3 })
-      expect({ scenes: removed.scenes, sessions: removed.sessions }).toEqual(memory.purgeExpired({ now, retentionMs: retention * 60 * SECOND }))
+      const fromMemory = await memory.purgeExpired({ now, retentionMs: retention * 60 * SECOND })
+      expect({ scenes: removed.scenes, sessions: removed.sessions }).toEqual({ scenes: fromMemory.scenes, sessions: fromMemory.sessions })
       const state = left()
       expect(state.sqlite).toEqual(state.memory)
     }
@@ -333,8 +334,9 @@ describe('purgeExpired', () => {
 
   it('rejects invalid purge options', async () => {
     const store = openStore()
-    await expect(store.purgeExpired({ batchSize: 0 })).rejects.toThrow(/batchSize/)
-    await expect(store.purgeExpired({ retentionMs: -1 })).rejects.toMatchObject({ code: 'invalid_options' })
+    await expect(store.purgeExpired({ now: Date.now(), batchSize: 0 })).rejects.toThrow(/batchSize/)
+    await expect(store.purgeExpired({ now: Date.now(), retentionMs: -1 })).rejects.toMatchObject({ code: 'invalid_options' })
+    await expect(store.purgeExpired({ now: Number.NaN })).rejects.toMatchObject({ code: 'invalid_options' })
   })
 })
 

@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3'
 import { afterEach, expect } from 'vitest'
 import { createScanAuth, type ScanAuth } from '@scanauth/core'
-import { checkInvariants, ManualClock, RecordingQrProvider, type StoreSnapshot } from '@scanauth/testkit'
+import { checkInvariants, halfAppliedWrites, ManualClock, RecordingQrProvider, type StoreSnapshot } from '@scanauth/testkit'
 import { SqliteStore } from '@scanauth/sqlite'
 import { SERVICE_SETTINGS, startWorker, type Command, type Report, type WorkerHandle } from '../workers/protocol'
 import { explicitChecks } from './checks'
@@ -91,5 +91,6 @@ export function expectSoundFile(filename: string, options?: Database.Options): S
   const snapshot = dumpFile(filename)
   expect(checkInvariants(snapshot)).toEqual([])
   expect(explicitChecks(snapshot)).toEqual([])
+  expect(halfAppliedWrites(snapshot)).toEqual([])
   return snapshot
 }
