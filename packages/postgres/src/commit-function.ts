@@ -11,8 +11,10 @@
  * key is free are checked with a plain read first; when a concurrent commit inserts the same key
  * between that read and our insert, the insert fails with a unique violation, the whole statement
  * rolls back, and the store reports the conflict named by the constraint (see `postgres-store.ts`).
- * A commit that writes a scene calls `pg_notify('<schema>_scanauth_scenes', scene_str)`, delivered
- * only if the commit commits (`watchScenes`).
+ * It sends no notification: `pg_notify` inside the commit would make every scene commit take
+ * PostgreSQL's server-wide notify lock and hold it through the commit's WAL flush, so scans would
+ * commit one at a time (docs/postgres.md, "Waiting for a scan"). The store notifies after the
+ * commit, in a statement of its own (`scene-notifier.ts`).
  *
  * A change set that breaks the Store contract (an authorization of another user, a reference to an
  * insert that is not there) raises SQLSTATE `SA422`, which the store turns into
@@ -24,17 +26,8 @@
 /** The SQLSTATE the functions raise for a change set that breaks the Store contract. */
 export const INVALID_CHANGE_SET_SQLSTATE = 'SA422'
 
-/** The LISTEN/NOTIFY channel of a schema's scene writes. */
-export function sceneChannel(schema: string): string {
-  return `${schema}_scanauth_scenes`
-}
-
-/**
- * `CREATE FUNCTION` statements for the quoted schema `s` (the schema's plain name is read back
- * from it for the channel; names are restricted by the options to `[a-z0-9_]`).
- */
+/** `CREATE FUNCTION` statements for the quoted schema `s`. */
 export function commitFunctionSql(s: string): string {
-  const channel = sceneChannel(s.slice(1, -1))
   const bad = INVALID_CHANGE_SET_SQLSTATE
   return `
     -- A user reference of a change set: an id, or "new-user" for the user the same commit inserted.
@@ -145,7 +138,7 @@ export function commitFunctionSql(s: string): string {
         END IF;
       END IF;
 
-      -- The scene, and its notification (sent only if this transaction commits).
+      -- The scene (its notification is sent by the store after the commit: scene-notifier.ts).
       IF sc IS NOT NULL THEN
         IF sc ->> 'op' = 'insert' THEN
           INSERT INTO ${s}.scanauth_scenes (scene_str, device_id, status, user_id, created_at, expires_at, authorized_at, version)
@@ -159,7 +152,6 @@ export function commitFunctionSql(s: string): string {
             authorized_at = (draft ->> 'authorizedAt')::float8, version = (draft ->> 'version')::bigint
           WHERE id = (draft ->> 'id')::bigint;
         END IF;
-        PERFORM pg_notify('${channel}', draft ->> 'sceneStr');
       END IF;
 
       IF se IS NOT NULL THEN

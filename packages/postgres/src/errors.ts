@@ -7,7 +7,7 @@
 
 /** What went wrong, machine-readable. */
 export type PostgresStoreErrorCode =
-  /** The options of `new PostgresStore` are invalid; the message names the option. */
+  /** The options of `new PostgresStore` or of `purgeExpired` are invalid; the message names the option. */
   | 'invalid_options'
   /** An operation ran before `await store.migrate()` on this store. */
   | 'not_migrated'

@@ -16,5 +16,7 @@
  */
 export { PostgresStore } from './postgres-store'
 export type { PostgresStoreOptions } from './options'
+/** The options and result of `purgeExpired`, the same on every store (defined in `@scanauth/core`). */
+export type { PurgeOptions, PurgeResult } from '@scanauth/core'
 export { PostgresStoreError, type PostgresStoreErrorCode } from './errors'
 export { MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE, type Migration, type MigrationOutcome } from './schema'

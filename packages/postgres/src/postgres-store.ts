@@ -3,31 +3,39 @@
  *
  * Round trips: a load is one statement (`load-statement.ts`); a commit is one call of the
  * `scanauth_commit` function, one statement and so one transaction, with every expectation checked
- * inside it before any write (`commit-function.ts`); `listLedger`, `endSessions`,
- * `incrementCounter` and `deleteCounter` are one statement each. Every statement is a named
- * prepared statement, parsed once per pooled connection.
+ * inside it before any write (`commit-function.ts`), followed, when it wrote a scene, by a
+ * `pg_notify` the commit does not wait for (`scene-notifier.ts`); `listLedger`, `endSessions`,
+ * `incrementCounter` and `deleteCounter` are one statement each; a purge batch is two
+ * (`purge.ts`). Every statement is a named prepared statement, parsed once per pooled connection.
  *
  * @module
  */
 import pg from 'pg'
 import type { Pool, QueryConfig } from 'pg'
-import type {
-  ChangeSet,
-  CommitResult,
-  LedgerEntryRecord,
-  LedgerQuery,
-  LoadQuery,
-  LoadResult,
-  SceneChangeListener,
-  SessionSelector,
-  Store,
+import {
+  purgeInBatches,
+  resolvePurgeOptions,
+  startOfScenes,
+  type ChangeSet,
+  type CommitResult,
+  type LedgerEntryRecord,
+  type LedgerQuery,
+  type LoadQuery,
+  type LoadResult,
+  type PurgeOptions,
+  type PurgeResult,
+  type SceneChangeListener,
+  type SessionSelector,
+  type Store,
 } from '@scanauth/core'
-import { INVALID_CHANGE_SET_SQLSTATE, sceneChannel } from './commit-function'
+import { INVALID_CHANGE_SET_SQLSTATE } from './commit-function'
 import { PostgresStoreError } from './errors'
 import { LoadStatements } from './load-statement'
 import { resolveStoreOptions, type PostgresStoreOptions } from './options'
 import { LEDGER_COLUMNS, toAuthorization, toIdempotency, toLedgerEntry, toScene, toSession, toUserAggregate, type LedgerRow } from './rows'
+import { PurgeStatements } from './purge'
 import { SceneListener } from './scene-listener'
+import { sceneChannel, SceneNotifier } from './scene-notifier'
 import { migrate, quoteIdentifier, type MigrationOutcome } from './schema'
 
 /**
@@ -80,6 +88,8 @@ export class PostgresStore implements Store {
   private readonly tag: string
   private readonly loads: LoadStatements
   private readonly listener: SceneListener
+  private readonly notifier: SceneNotifier
+  private readonly purges: PurgeStatements
   private migrated = false
 
   /**
@@ -95,6 +105,8 @@ export class PostgresStore implements Store {
     this.tag = schemaTag(config.schema)
     this.loads = new LoadStatements(this.s, this.tag)
     this.listener = new SceneListener(this.pool, sceneChannel(config.schema))
+    this.notifier = new SceneNotifier(this.pool, sceneChannel(config.schema), `scanauth_${this.tag}_notify`)
+    this.purges = new PurgeStatements(this.s, this.tag)
   }
 
   /**
@@ -114,7 +126,8 @@ export class PostgresStore implements Store {
   /** Reads what the query asks for in one statement (one round trip); a pending poll is one index lookup. */
   async load(query: LoadQuery): Promise<LoadResult> {
     this.assertMigrated()
-    await this.listener.ready()
+    const subscribing = this.listener.pending()
+    if (subscribing !== null) await subscribing
     const result: LoadResult = { scene: null, user: null, session: null, latestSession: null, idempotency: null, authorization: null }
     const statement = this.loads.statementFor(query)
     if (statement === null) return result
@@ -143,7 +156,8 @@ export class PostgresStore implements Store {
    */
   async commit(changes: ChangeSet): Promise<CommitResult> {
     this.assertMigrated()
-    await this.listener.ready()
+    const subscribing = this.listener.pending()
+    if (subscribing !== null) await subscribing
     try {
       const { rows } = await this.pool.query<[CommitResult]>({
         name: `scanauth_${this.tag}_commit`,
@@ -151,7 +165,10 @@ export class PostgresStore implements Store {
         values: [JSON.stringify(changes)],
         rowMode: 'array',
       })
-      return (rows[0] as [CommitResult])[0]
+      const result = (rows[0] as [CommitResult])[0]
+      // Committed: now tell the listening processes, in a statement of its own (scene-notifier.ts).
+      if (result.ok && changes.scene !== undefined) this.notifier.notify(changes.scene.scene.sceneStr)
+      return result
     } catch (error) {
       const e = error as { code?: string; constraint?: string; message?: string }
       const conflict = e.code === '23505' && e.constraint !== undefined ? CONFLICT_BY_CONSTRAINT[e.constraint] : undefined
@@ -232,11 +249,31 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Stops watching: unlistens and gives the listening client back to the pool. Never ends the
-   * pool, which belongs to the application. Idempotent.
+   * Deletes what is no longer needed at `now` (pass your service's clock), by core's one retention
+   * rule (docs/behaviour.md, D-retention): a scene once it and its latest session have expired,
+   * sessions and counters once expired, each kept `retentionMs` longer. Users, authorizations,
+   * ledger entries and idempotency keys are never deleted. Each batch is two statements (the scene
+   * candidates, then one DELETE of up to `batchSize` rows per table; `purge.ts` says why that is
+   * safe against concurrent commits), with a turn of the event loop between batches.
+   *
+   * @throws {@link PostgresStoreError} `invalid_options` naming a bad option.
+   */
+  async purgeExpired(options: PurgeOptions): Promise<PurgeResult> {
+    this.assertMigrated()
+    const resolved = resolvePurgeOptions(options, (option, message) => new PostgresStoreError('invalid_options', `PostgresStore.purgeExpired: ${option}: ${message}`))
+    const cursor = startOfScenes('0')
+    return purgeInBatches(resolved, (cutoff, limit) => this.purges.batch(this.pool, cutoff, limit, cursor))
+  }
+
+  /**
+   * Stops watching: unlistens and gives the listening client back to the pool, and waits for the
+   * scene notifications still on their way. Never ends the pool, which belongs to the
+   * application. Idempotent.
    */
   async close(): Promise<void> {
     await this.listener.close()
+    // Notifications still on their way hold pool clients: let them finish before the app ends the pool.
+    await this.notifier.settled()
   }
 
   private assertMigrated(): void {

@@ -1,29 +1,37 @@
 /**
  * Change notification (`Store.watchScenes`, docs/behaviour.md B-wait-4) through PostgreSQL's
- * LISTEN/NOTIFY. Every commit that writes a scene calls `pg_notify('<schema>_scanauth_scenes',
- * scene_str)` inside its own transaction, so a notification is delivered exactly when the write
- * commits, to every session listening on the channel, whichever process committed.
+ * LISTEN/NOTIFY: the listening half. After a commit that wrote a scene has committed, its store
+ * sends `pg_notify('<schema>_scanauth_scenes', scene_str)` in a statement of its own
+ * (`scene-notifier.ts`), delivered to every session listening on the channel, whichever process
+ * committed; it is lost if that process dies between the commit and the notification.
  *
  * While a store has listeners it keeps one client checked out of the application's pool, listening
  * on the channel; the last listener leaving (or `close()`) unlistens and gives the client back. The
  * subscription is made lazily: the store's next load or commit waits for it, which is what the
  * Store contract promises ("committed after the store's next read or commit"). A client that fails
- * is dropped; the next load or commit while listeners remain subscribes again.
+ * is dropped; a load or commit while listeners remain subscribes again, at most once every
+ * {@link RESUBSCRIBE_DELAY_MS} after a failed attempt, so a database that refuses connections does
+ * not cost every poll a connection attempt.
  *
  * @module
  */
 import type { Notification, Pool, PoolClient } from 'pg'
-import type { SceneChangeListener } from '@scanauth/core'
+import { SceneListenerSet, type SceneChangeListener } from '@scanauth/core'
 import { quoteIdentifier } from './schema'
+
+/** After a failed subscription, the least time before a load or commit tries again. */
+export const RESUBSCRIBE_DELAY_MS = 1_000
 
 /** One store's subscription to its channel, shared by all of its listeners. */
 export class SceneListener {
-  private readonly listeners = new Set<SceneChangeListener>()
+  private readonly listeners = new SceneListenerSet({ onLast: () => void this.unsubscribe() })
   private client: PoolClient | null = null
   /** Removes our handlers from {@link SceneListener.client} (and only ours: the pool has its own). */
   private detach: () => void = () => undefined
   /** The subscription being made, if any. */
   private subscribing: Promise<void> | null = null
+  /** No new attempt before this time (`Date.now()`, only to pace retries) after a failed one. */
+  private retryAt = 0
 
   /**
    * @param pool The application's pool, to check the listening client out of.
@@ -41,31 +49,36 @@ export class SceneListener {
 
   /** Registers a listener; returns the function that removes it (the last one unsubscribes). */
   watch(listener: SceneChangeListener): () => void {
-    // A wrapper of our own, so that one function registered twice is two registrations.
-    const registration: SceneChangeListener = (sceneStr) => listener(sceneStr)
-    this.listeners.add(registration)
-    return () => {
-      if (this.listeners.delete(registration) && this.listeners.size === 0) void this.unsubscribe()
-    }
+    return this.listeners.add(listener)
   }
 
   /**
-   * Resolves once the subscription is live if anyone listens (subscribing now when it is not);
-   * at once when nobody does. Loads and commits await it. A failure to subscribe is not thrown
-   * here (it must not fail a load): the next call tries again.
+   * What a load or commit must wait for first: the subscription being made when someone listens
+   * and none is live (starting it if no failed attempt is recent), or null — the usual case, on a
+   * poll's path, which then costs no promise. It never rejects: a failure to subscribe must not
+   * fail a load; a later call tries again.
    */
-  async ready(): Promise<void> {
-    if (this.listeners.size === 0 || this.client !== null) return
-    this.subscribing ??= this.subscribe().finally(() => {
-      this.subscribing = null
-    })
-    await this.subscribing.catch(() => undefined)
+  pending(): Promise<void> | null {
+    if (this.listeners.size === 0 || this.client !== null) return null
+    if (this.subscribing === null) {
+      if (Date.now() < this.retryAt) return null
+      this.subscribing = this.subscribe().then(
+        () => {
+          this.subscribing = null
+        },
+        () => {
+          this.subscribing = null
+          this.retryAt = Date.now() + RESUBSCRIBE_DELAY_MS
+        },
+      )
+    }
+    return this.subscribing
   }
 
   /** Unsubscribes and forgets every listener. */
   async close(): Promise<void> {
     this.listeners.clear()
-    await this.subscribing?.catch(() => undefined)
+    await this.subscribing
     await this.unsubscribe()
   }
 
@@ -73,7 +86,7 @@ export class SceneListener {
     const client = await this.pool.connect()
     const onNotification = (message: Notification) => {
       if (message.channel !== this.channel || message.payload === undefined) return
-      for (const listener of [...this.listeners]) listener(message.payload)
+      this.listeners.tell(message.payload)
     }
     const detach = () => {
       client.off('notification', onNotification)

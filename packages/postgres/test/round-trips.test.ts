@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeEach, expect, it } from 'vitest'
 import { createScanAuth, type ScanAuth } from '@scanauth/core'
 import { ManualClock, RecordingQrProvider } from '@scanauth/testkit'
 import { PostgresStore } from '@scanauth/postgres'
+import { NOTIFY_STATEMENT } from '../src/scene-notifier'
 import { dropSchema, freshSchemaName, openPool } from './support/database'
 
 const pool = openPool(4)
@@ -48,15 +49,27 @@ it('a pending poll is one statement: one lookup of the scene', async () => {
   expect(poll[0]).toMatch(/^SELECT \(SELECT json_build_array\(.*\) FROM "scanauth_test_\w+"\.scanauth_scenes x WHERE x\.scene_str = \$1\) AS "scene"$/s)
 })
 
-it('a first scan is two statements: one load, one commit', async () => {
+it('a first scan is two statements awaited, one load and one commit, then a notification it does not wait for', async () => {
   const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
   const scan = await statementsOf(() => auth.handleScan({ sceneStr, openid: 'alice' }))
-  expect(scan).toHaveLength(2)
+  expect(scan).toHaveLength(3)
   expect(scan[1]).toMatch(/scanauth_commit\(\$1::jsonb\)/)
+  // Sent once the commit has answered ok, outside its transaction (src/scene-notifier.ts).
+  expect(scan[2]).toBe(NOTIFY_STATEMENT)
   expect((await auth.getStatus(sceneStr)).status).toBe('authorized')
 })
 
 it('counter calls are one statement each', async () => {
   expect(await statementsOf(() => store.incrementCounter('k', 2e12, 1))).toHaveLength(1)
   expect(await statementsOf(() => store.deleteCounter('k'))).toHaveLength(1)
+})
+
+it('a commit that is refused, or writes no scene, sends no notification', async () => {
+  const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+  const scene = (await store.load({ sceneStr })).scene
+  const stale = { op: 'update' as const, scene: { ...(scene as NonNullable<typeof scene>), status: 'expired' as const, version: 9 }, expectedVersion: 8 }
+  const refused = await statementsOf(async () => expect(await store.commit({ scene: stale })).toEqual({ ok: false, conflict: 'scene' }))
+  expect(refused).toHaveLength(1)
+  const keyOnly = await statementsOf(() => store.commit({ idempotency: { key: 'k', fingerprint: 'f', authorizationId: null, result: null, createdAt: 1 } }))
+  expect(keyOnly).toHaveLength(1)
 })
