@@ -4,35 +4,22 @@
  * @module
  */
 import { Router, type NextFunction, type Request, type Response } from 'express'
-import { clientGoneSignal, createHttpHandler, mayWait, type HttpHandlerOptions, type ScanAuth } from '@scanauth/core'
+import { clientGoneSignal, createHttpHandler, DEFAULT_MAX_BODY_BYTES, mayWait, writeEventStream, type HttpHandlerOptions, type ScanAuth } from '@scanauth/core'
 import { bodyOf } from './body'
-import { sendEvents, sendJson } from './send'
+import { sendJson } from './send'
 
-/** Options of {@link scanAuthRouter}. */
-export interface ScanAuthRouterOptions {
+/**
+ * Options of {@link scanAuthRouter}: those of core's `createHttpHandler` (`heartbeatMs`,
+ * `maxBodyBytes`, `onError`, `purchaseUrl`), with `basePath` relative to where the router is mounted.
+ */
+export interface ScanAuthRouterOptions extends HttpHandlerOptions {
   /**
    * Where the routes live inside the router. Default `''`: mount the router at your prefix
    * (`app.use('/auth', scanAuthRouter(auth))`). Set it when you mount the router at the root
    * (`app.use(scanAuthRouter(auth, { basePath: '/auth' }))`).
    */
   basePath?: string
-  /**
-   * Time between the heartbeat comments of an event stream (`GET {base}/events`), in milliseconds.
-   * Default 15,000: proxies close a connection idle for longer (nginx after 60 s by default).
-   */
-  heartbeatMs?: HttpHandlerOptions['heartbeatMs']
-  /** Largest request body accepted, in bytes. Default 16 KiB. */
-  maxBodyBytes?: number
-  /** Called with every unexpected error (a store failure) before the 500 answer, e.g. to log it. */
-  onError?: HttpHandlerOptions['onError']
-  /**
-   * Adds `purchase_url` to the `need_purchase` answers (the poll's and the consumption's), e.g.
-   * `'https://shop.example.com/scanauth'`. Off by default (see core's `HttpHandlerOptions.purchaseUrl`).
-   */
-  purchaseUrl?: HttpHandlerOptions['purchaseUrl']
 }
-
-const DEFAULT_MAX_BODY_BYTES = 16 * 1024
 
 /**
  * The scanauth routes as an Express router: `app.use('/auth', scanAuthRouter(auth))`. Requests for
@@ -50,8 +37,7 @@ const DEFAULT_MAX_BODY_BYTES = 16 * 1024
  */
 export function scanAuthRouter(auth: ScanAuth, options: ScanAuthRouterOptions = {}): Router {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-  const { onError, purchaseUrl, heartbeatMs } = options
-  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '', maxBodyBytes, onError, purchaseUrl, heartbeatMs })
+  const handle = createHttpHandler(auth, { ...options, basePath: options.basePath ?? '', maxBodyBytes })
   const router = Router()
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -72,7 +58,7 @@ export function scanAuthRouter(auth: ScanAuth, options: ScanAuthRouterOptions = 
       if (response === undefined) return next()
       // Nobody is left to read the answer of a wait the client abandoned.
       if (signal?.aborted === true) return
-      if (response.events !== undefined) return await sendEvents(res, response, response.events)
+      if (response.events !== undefined) return await writeEventStream(res, response, response.events)
       sendJson(res, response)
     } catch (error) {
       next(error)

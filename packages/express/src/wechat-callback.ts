@@ -15,7 +15,7 @@
  */
 import type { RequestHandler } from 'express'
 import { firstQueryValues } from '@scanauth/core'
-import type { WechatCallback } from '@scanauth/wechat'
+import { DEFAULT_PUSH_MAX_BODY_BYTES, type WechatCallback } from '@scanauth/wechat'
 import { bodyOf } from './body'
 
 /** Options of {@link wechatCallbackMiddleware}. */
@@ -24,7 +24,6 @@ export interface WechatCallbackMiddlewareOptions {
   maxBodyBytes?: number
 }
 
-const DEFAULT_MAX_BODY_BYTES = 64 * 1024
 
 /**
  * The WeChat callback (URL verification `GET` and event `POST`) as Express middleware. Mount it at
@@ -38,7 +37,7 @@ const DEFAULT_MAX_BODY_BYTES = 64 * 1024
  * ```
  */
 export function wechatCallbackMiddleware(callback: WechatCallback, options: WechatCallbackMiddlewareOptions = {}): RequestHandler {
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_PUSH_MAX_BODY_BYTES
   return async (req, res, next) => {
     let body: unknown
     try {
@@ -48,12 +47,10 @@ export function wechatCallbackMiddleware(callback: WechatCallback, options: Wech
       if (!res.headersSent) res.status(400).type('text').send('the request body could not be read')
       return
     }
-    if ((typeof body === 'string' || Buffer.isBuffer(body)) && Buffer.byteLength(body) > maxBodyBytes) {
-      return void res.status(413).type('text').send('Request body is too large')
-    }
+    // Over the limit, or a parsed object: the callback answers 413 or 415 once the signature is checked (B-wx-1, B-wx-3).
+    const bodyTooLarge = (typeof body === 'string' || Buffer.isBuffer(body)) && Buffer.byteLength(body) > maxBodyBytes
     try {
-      // A parsed object goes on too: the callback answers it 415 once the signature is checked (B-wx-3).
-      const response = await callback({ method: req.method, query: firstQueryValues(req.query), body: body ?? '' })
+      const response = await callback({ method: req.method, query: firstQueryValues(req.query), body: bodyTooLarge ? '' : (body ?? ''), bodyTooLarge })
       res.status(response.status).set(response.headers ?? {}).send(response.body)
     } catch (error) {
       next(error)

@@ -69,7 +69,7 @@ describe('wechatCallbackMiddleware', () => {
     expect(await wechat.scanned()).toBe(false)
   })
 
-  it('refuses a body that is too large', async () => {
+  it('refuses a body that is too large with 413 once it is signed, and with 401 when it is not (B-wx-1)', async () => {
     const wechat = await realCallback()
     const app = express()
     app.use('/wechat/callback', wechatCallbackMiddleware(wechat.callback, { maxBodyBytes: 100 }))
@@ -77,6 +77,9 @@ describe('wechatCallbackMiddleware', () => {
     const big = await fetch(`${url}/wechat/callback?${wechat.pushQuery()}`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: wechat.xml })
     expect(big.status).toBe(413)
     await big.text()
+    const unsigned = await fetch(`${url}/wechat/callback?${wechat.pushQuery().replace(/signature=[^&]+/, 'signature=0')}`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: wechat.xml })
+    expect(unsigned.status).toBe(401)
+    await unsigned.text()
     expect(await wechat.scanned()).toBe(false)
   })
 })

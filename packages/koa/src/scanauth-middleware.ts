@@ -4,31 +4,15 @@
  * @module
  */
 import type { Context, Middleware, Next } from 'koa'
-import { clientGoneSignal, createHttpHandler, mayWait, type HttpHandlerOptions, type HttpResponse, type ScanAuth } from '@scanauth/core'
+import { clientGoneSignal, createHttpHandler, DEFAULT_MAX_BODY_BYTES, mayWait, type HttpHandlerOptions, type HttpResponse, type ScanAuth } from '@scanauth/core'
 import { bodyOf } from './body'
 import { sendEvents } from './send-events'
 
-/** Options of {@link scanAuthMiddleware}. */
-export interface ScanAuthMiddlewareOptions {
-  /** Where the routes live. Default `/auth`. */
-  basePath?: string
-  /**
-   * Time between the heartbeat comments of an event stream (`GET {base}/events`), in milliseconds.
-   * Default 15,000: proxies close a connection idle for longer (nginx after 60 s by default).
-   */
-  heartbeatMs?: HttpHandlerOptions['heartbeatMs']
-  /** Largest request body accepted, in bytes. Default 16 KiB. */
-  maxBodyBytes?: number
-  /** Called with every unexpected error (a store failure) before the 500 answer, e.g. to log it. */
-  onError?: HttpHandlerOptions['onError']
-  /**
-   * Adds `purchase_url` to the `need_purchase` answers (the poll's and the consumption's), e.g.
-   * `'https://shop.example.com/scanauth'`. Off by default (see core's `HttpHandlerOptions.purchaseUrl`).
-   */
-  purchaseUrl?: HttpHandlerOptions['purchaseUrl']
-}
-
-const DEFAULT_MAX_BODY_BYTES = 16 * 1024
+/**
+ * Options of {@link scanAuthMiddleware}: those of core's `createHttpHandler` (`basePath`, default
+ * `/auth`; `heartbeatMs`, `maxBodyBytes`, `onError`, `purchaseUrl`).
+ */
+export type ScanAuthMiddlewareOptions = HttpHandlerOptions
 
 /**
  * The scanauth routes under `basePath` (default `/auth`); every other request goes on to `next()`
@@ -46,8 +30,7 @@ const DEFAULT_MAX_BODY_BYTES = 16 * 1024
  */
 export function scanAuthMiddleware(auth: ScanAuth, options: ScanAuthMiddlewareOptions = {}): Middleware {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-  const { onError, purchaseUrl, heartbeatMs } = options
-  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '/auth', maxBodyBytes, onError, purchaseUrl, heartbeatMs })
+  const handle = createHttpHandler(auth, { ...options, maxBodyBytes })
   return async (ctx: Context, next: Next) => {
     const path = ctx.path
     // Only a path that is ours has its body read; everything else goes on untouched.

@@ -3,13 +3,13 @@
  *
  * @module
  */
-import type { ServerResponse } from 'node:http'
 import type { Context } from 'koa'
-import type { HttpResponse } from '@scanauth/core'
+import { writeEventStream, type HttpResponse } from '@scanauth/core'
 
 /**
  * Sends an event stream (docs/behaviour.md B-wait-3) by writing to `ctx.res` with `ctx.respond =
- * false`, and resolves when the stream has ended.
+ * false` (core's `writeEventStream`: headers at once, chunks with backpressure), and resolves when
+ * the stream has ended.
  *
  * Why not `ctx.body = Readable.from(events)`: Koa 3 sends a stream body with `stream.pipeline`, which
  * reports every client that leaves before the end as an `ERR_STREAM_PREMATURE_CLOSE` on the app's
@@ -27,27 +27,5 @@ import type { HttpResponse } from '@scanauth/core'
 export async function sendEvents(ctx: Context, response: HttpResponse, events: AsyncIterable<string>): Promise<void> {
   ctx.status = response.status
   ctx.respond = false
-  const res = ctx.res
-  const headers = response.headers ?? {}
-  for (const name of Object.keys(headers)) res.setHeader(name, headers[name] as string)
-  // No content-length: Node sends the body chunked. Flushed now, so the client sees the stream open.
-  res.flushHeaders()
-  for await (const chunk of events) {
-    if (res.destroyed) break
-    if (!res.write(chunk)) await drained(res)
-  }
-  if (!res.destroyed) res.end()
-}
-
-/** Resolves once the socket can take more (`drain`), or once it is gone (`close`): a write never waits forever. */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done)
-      res.off('close', done)
-      resolve()
-    }
-    res.on('drain', done)
-    res.on('close', done)
-  })
+  await writeEventStream(ctx.res, response, events)
 }

@@ -9,7 +9,7 @@
  */
 import type { Context, Middleware, Next } from 'koa'
 import { firstQueryValues } from '@scanauth/core'
-import type { WechatCallback } from '@scanauth/wechat'
+import { DEFAULT_PUSH_MAX_BODY_BYTES, type WechatCallback } from '@scanauth/wechat'
 import { bodyOf } from './body'
 
 /** Options of {@link wechatCallbackMiddleware}. */
@@ -20,7 +20,6 @@ export interface WechatCallbackMiddlewareOptions {
   maxBodyBytes?: number
 }
 
-const DEFAULT_MAX_BODY_BYTES = 64 * 1024
 
 /**
  * The WeChat callback (URL verification `GET` and event `POST`) at `path` (default
@@ -36,7 +35,7 @@ const DEFAULT_MAX_BODY_BYTES = 64 * 1024
  */
 export function wechatCallbackMiddleware(callback: WechatCallback, options: WechatCallbackMiddlewareOptions = {}): Middleware {
   const path = options.path ?? '/wechat/callback'
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_PUSH_MAX_BODY_BYTES
   return async (ctx: Context, next: Next) => {
     if (ctx.path !== path) return next()
     let body: unknown
@@ -46,11 +45,9 @@ export function wechatCallbackMiddleware(callback: WechatCallback, options: Wech
       // The client broke the body off: nothing usable arrived, and nothing is wrong with the app.
       return answer(ctx, 400, 'the request body could not be read')
     }
-    if ((typeof body === 'string' || Buffer.isBuffer(body)) && Buffer.byteLength(body) > maxBodyBytes) {
-      return answer(ctx, 413, 'Request body is too large')
-    }
-    // A parsed object goes on too: the callback answers it 415 once the signature is checked (B-wx-3).
-    const response = await callback({ method: ctx.method, query: firstQueryValues(ctx.query), body: body ?? '' })
+    // Over the limit, or a parsed object: the callback answers 413 or 415 once the signature is checked (B-wx-1, B-wx-3).
+    const bodyTooLarge = (typeof body === 'string' || Buffer.isBuffer(body)) && Buffer.byteLength(body) > maxBodyBytes
+    const response = await callback({ method: ctx.method, query: firstQueryValues(ctx.query), body: bodyTooLarge ? '' : (body ?? ''), bodyTooLarge })
     ctx.status = response.status
     ctx.set(response.headers ?? {})
     ctx.body = response.body

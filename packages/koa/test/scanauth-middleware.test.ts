@@ -16,7 +16,7 @@ import {
   WatchCountingStore,
 } from '@scanauth/testkit'
 import { scanAuthMiddleware, type ScanAuthMiddlewareOptions } from '../src/index'
-import { closedSqliteStore, memoryAuth } from './support/fixtures'
+import { closedSqliteStore, memoryAuth } from '../../express/test/support/fixtures'
 
 const serveListener = serverPerTest()
 const serve = (app: Koa): Promise<string> => serveListener(app.callback())

@@ -6,7 +6,7 @@ import Koa, { type Middleware } from 'koa'
 import { bodyParser } from '@koa/bodyparser'
 import { serverPerTest } from '@scanauth/testkit'
 import { wechatCallbackMiddleware } from '../src/index'
-import { realCallback } from './support/fixtures'
+import { realCallback } from '../../express/test/support/fixtures'
 
 const serveListener = serverPerTest()
 const serve = (app: Koa): Promise<string> => serveListener(app.callback())
@@ -83,7 +83,7 @@ describe('wechatCallbackMiddleware', () => {
     expect(errors).toEqual([])
   })
 
-  it('refuses a body that is too large', async () => {
+  it('refuses a body that is too large with 413 once it is signed, and with 401 when it is not (B-wx-1)', async () => {
     const wechat = await realCallback()
     const app = new Koa()
     app.use(wechatCallbackMiddleware(wechat.callback, { maxBodyBytes: 100 }))
@@ -91,6 +91,9 @@ describe('wechatCallbackMiddleware', () => {
     const big = await fetch(`${url}/wechat/callback?${wechat.pushQuery()}`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: wechat.xml })
     expect(big.status).toBe(413)
     await big.text()
+    const unsigned = await fetch(`${url}/wechat/callback?${wechat.pushQuery().replace(/signature=[^&]+/, 'signature=0')}`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: wechat.xml })
+    expect(unsigned.status).toBe(401)
+    await unsigned.text()
     expect(await wechat.scanned()).toBe(false)
   })
 })

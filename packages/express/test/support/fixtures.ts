@@ -1,6 +1,6 @@
 /**
- * What the Express tests build on: a service on a MemoryStore, a real store that fails, and the real
- * WeChat callback with what WeChat would send it.
+ * What the Express and Koa tests build on (Koa's import this file): a service on a MemoryStore, a
+ * real store that fails, and the real WeChat callback with what WeChat would send it.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -18,7 +18,7 @@ export function memoryAuth(): ScanAuth {
 
 /** A real store that fails every call: a SqliteStore whose database has been closed (its file removed). */
 export async function closedSqliteStore(): Promise<Store> {
-  const dir = await mkdtemp(join(tmpdir(), 'scanauth-express-'))
+  const dir = await mkdtemp(join(tmpdir(), 'scanauth-middleware-'))
   const store = new SqliteStore({ filename: join(dir, 'db.sqlite') })
   await store.close()
   await rm(dir, { recursive: true, force: true })
