@@ -42,6 +42,13 @@ describe('configFromEnv', () => {
     expect(configFromEnv({ SCANAUTH_STORE: 'memory' }).store).toEqual({ kind: 'memory' })
   })
 
+  it('reads SCANAUTH_PURGE_MINUTES: minutes between purges, 0 for none, an hour by default', () => {
+    expect(configFromEnv({}).purgeEveryMs).toBeUndefined()
+    expect(configFromEnv({ SCANAUTH_PURGE_MINUTES: '15' }).purgeEveryMs).toBe(15 * 60_000)
+    expect(configFromEnv({ SCANAUTH_PURGE_MINUTES: '0' }).purgeEveryMs).toBe(false)
+    expect(() => configFromEnv({ SCANAUTH_PURGE_MINUTES: '-1' })).toThrow(/SCANAUTH_PURGE_MINUTES must be an integer from 0 to 10080/)
+  })
+
   it('says what is wrong', () => {
     expect(() => configFromEnv({ PORT: 'eighty' })).toThrow(ConfigError)
     expect(() => configFromEnv({ PORT: '70000' })).toThrow(/PORT/)
@@ -51,6 +58,29 @@ describe('configFromEnv', () => {
     expect(() => configFromEnv({ WECHAT_ENCODING_AES_KEY: 'short' })).toThrow(
       new ConfigError("WECHAT_ENCODING_AES_KEY must be 43 characters from [A-Za-z0-9] (the account's EncodingAESKey), not 5 characters"),
     )
+  })
+
+  it('reads SCANAUTH_STORE=postgres with DATABASE_URL and SCANAUTH_PG_SCHEMA, each with its default', () => {
+    expect(configFromEnv({ SCANAUTH_STORE: 'postgres' }).store).toEqual({ kind: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/test', schema: 'scanauth' })
+    const url = 'postgresql://app:secret@db.internal:6432/prod?sslmode=require'
+    expect(configFromEnv({ SCANAUTH_STORE: 'postgres', DATABASE_URL: ` ${url} `, SCANAUTH_PG_SCHEMA: 'auth_1' }).store).toEqual({ kind: 'postgres', url, schema: 'auth_1' })
+    // The PostgreSQL variables mean nothing to the other stores.
+    expect(configFromEnv({ DATABASE_URL: 'not a url', SCANAUTH_PG_SCHEMA: 'Bad-Name' }).store.kind).toBe('sqlite')
+  })
+
+  it('refuses a DATABASE_URL that is not a postgres URL, without echoing it, and a schema PostgresStore would refuse', () => {
+    for (const raw of ['127.0.0.1:5432/test', 'mysql://root:hunter2@db/app', 'postgres//postgres@127.0.0.1/test', 'host=127.0.0.1 dbname=test']) {
+      expect(() => configFromEnv({ SCANAUTH_STORE: 'postgres', DATABASE_URL: raw }), raw).toThrow(
+        new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL, e.g. postgres://user:password@127.0.0.1:5432/database'),
+      )
+    }
+    expect(configFromEnv({ SCANAUTH_STORE: 'postgres', SCANAUTH_PG_SCHEMA: `_${'a'.repeat(39)}` }).store).toMatchObject({ schema: `_${'a'.repeat(39)}` })
+    for (const raw of ['Scanauth', '1st', 'scan-auth', 'a'.repeat(41), 'public"; drop', 'schéma']) {
+      expect(() => configFromEnv({ SCANAUTH_STORE: 'postgres', SCANAUTH_PG_SCHEMA: raw }), raw).toThrow(
+        new ConfigError(`SCANAUTH_PG_SCHEMA must be 1 to 40 characters of a-z, 0-9 and _, not starting with a digit, not "${raw}"`),
+      )
+    }
+    expect(() => configFromEnv({ SCANAUTH_STORE: 'mongo' })).toThrow(new ConfigError('SCANAUTH_STORE must be sqlite, memory, redis or postgres, not "mongo"'))
   })
 
   it('gives the emulator a WECHAT_TOKEN and WECHAT_ENCODING_AES_KEY set without an account, rather than ignoring them', () => {

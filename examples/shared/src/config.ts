@@ -7,13 +7,15 @@
  * |---|---|
  * | `PORT` | port to listen on (default 3000; 0 picks a free one) |
  * | `HOST` | address to listen on (default `127.0.0.1`, this machine only; `0.0.0.0` for every interface) |
- * | `SCANAUTH_STORE` | `sqlite` (default), `memory` or `redis` |
+ * | `SCANAUTH_STORE` | `sqlite` (default), `memory`, `redis` or `postgres` |
  * | `SCANAUTH_SQLITE_FILE` | SQLite file (default `./data/scanauth.sqlite`; the folder is created) |
  * | `REDIS_URL`, `SCANAUTH_REDIS_PREFIX` | Redis server (default `redis://127.0.0.1:6379`) and key prefix (default `scanauth:`) |
+ * | `DATABASE_URL`, `SCANAUTH_PG_SCHEMA` | PostgreSQL database (default `postgres://postgres@127.0.0.1:5432/test`) and the schema of the store's tables (default `scanauth`; created at start) |
  * | `SCANAUTH_SCENE_TTL_SECONDS` | QR code lifetime (default 300; 1 to 2592000, WeChat's 30 days) |
  * | `SCANAUTH_FREE_TRIAL_DAYS` | length of the free trial in days (default 7); fractions work, e.g. `0.0007` ≈ 1 minute, to reach "Purchase needed" quickly |
  * | `SCANAUTH_CREATE_SCENE_PER_MINUTE` | QR codes one client address may ask for per minute (default 30; `0` turns the limit off) |
  * | `SCANAUTH_DAILY_QR_BUDGET` | QR codes the account may create per UTC day, all instances together (default 90000; `0` turns it off) |
+ * | `SCANAUTH_PURGE_MINUTES` | minutes between purges of expired scenes, sessions and counters (default 60; `0` turns it off) |
  * | `WECHAT_APP_ID`, `WECHAT_APP_SECRET`, `WECHAT_TOKEN` | the Official Account; without the AppID and AppSecret an emulator is started |
  * | `WECHAT_ENCODING_AES_KEY` | safe-mode key (optional; 43 characters) |
  *
@@ -32,6 +34,7 @@ export type StoreConfig =
   | { kind: 'memory' }
   | { kind: 'sqlite'; filename: string }
   | { kind: 'redis'; url: string; keyPrefix: string }
+  | { kind: 'postgres'; url: string; schema: string }
 
 /**
  * The WeChat side: an emulator started in-process (with the Token and EncodingAESKey given in the
@@ -56,6 +59,11 @@ export interface ExampleConfig {
   createScenePerMinute?: number | false
   /** QR codes per UTC day for the account, or `false` for no budget (core's default 90 000 when absent). */
   dailyQrBudget?: number | false
+  /**
+   * Milliseconds between purges of expired records (`store.purgeExpired` with the service's clock,
+   * keeping a day), or `false` for none. Default: an hour.
+   */
+  purgeEveryMs?: number | false
   /** Where log lines go. Default: standard output. */
   log?: (line: string) => void
   /** The clock of scanauth, in epoch milliseconds (tests move it to show expiry). Default `Date.now`. */
@@ -73,6 +81,15 @@ export const DEFAULT_HOST = '127.0.0.1'
 
 /** The shape of an EncodingAESKey, as `@scanauth/wechat` checks it: 43 base64 characters. */
 const ENCODING_AES_KEY = /^[A-Za-z0-9+/]{43}$/
+
+/** The PostgreSQL database when `DATABASE_URL` is not set: the local server of the development setup. */
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test'
+
+/**
+ * The names `PostgresStore` accepts for its schema (its `schema` option): checked here too, so that a
+ * bad `SCANAUTH_PG_SCHEMA` stops the start naming the variable rather than the option.
+ */
+const PG_SCHEMA = /^[a-z_][a-z0-9_]{0,39}$/
 
 /** A configuration mistake, said in words a person can act on. */
 export class ConfigError extends Error {
@@ -107,7 +124,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConf
   if (kind === 'memory') store = { kind }
   else if (kind === 'sqlite') store = { kind, filename: resolve(value('SCANAUTH_SQLITE_FILE') ?? './data/scanauth.sqlite') }
   else if (kind === 'redis') store = { kind, url: value('REDIS_URL') ?? 'redis://127.0.0.1:6379', keyPrefix: value('SCANAUTH_REDIS_PREFIX') ?? 'scanauth:' }
-  else throw new ConfigError(`SCANAUTH_STORE must be sqlite, memory or redis, not "${kind}"`)
+  else if (kind === 'postgres') store = { kind, url: databaseUrl(value('DATABASE_URL')), schema: pgSchema(value('SCANAUTH_PG_SCHEMA')) }
+  else throw new ConfigError(`SCANAUTH_STORE must be sqlite, memory, redis or postgres, not "${kind}"`)
 
   const account = { appId: value('WECHAT_APP_ID'), appSecret: value('WECHAT_APP_SECRET'), token: value('WECHAT_TOKEN') }
   const encodingAESKey = value('WECHAT_ENCODING_AES_KEY')
@@ -145,10 +163,44 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConf
     // 0 turns a limit off (core's `false`); the upper bound is core's.
     createScenePerMinute: limitOrOff(integer('SCANAUTH_CREATE_SCENE_PER_MINUTE', undefined, 0, 1_000_000_000)),
     dailyQrBudget: limitOrOff(integer('SCANAUTH_DAILY_QR_BUDGET', undefined, 0, 1_000_000_000)),
+    purgeEveryMs: minutesOrOff(integer('SCANAUTH_PURGE_MINUTES', undefined, 0, 7 * 24 * 60)),
   }
+}
+
+/**
+ * `DATABASE_URL` as node-postgres reads it: a `postgres://` or `postgresql://` URL (a Unix socket
+ * goes in its `host` parameter). Anything else stops here, since node-postgres would take a typo for
+ * a host name and fail later with a less helpful message. The value is never echoed: it may hold a
+ * password.
+ */
+function databaseUrl(raw: string | undefined): string {
+  if (raw === undefined) return DEFAULT_DATABASE_URL
+  let protocol: string | undefined
+  try {
+    protocol = new URL(raw).protocol
+  } catch {
+    protocol = undefined
+  }
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL, e.g. postgres://user:password@127.0.0.1:5432/database')
+  }
+  return raw
+}
+
+/** `SCANAUTH_PG_SCHEMA`, default `scanauth`: a name `PostgresStore` takes as it is. */
+function pgSchema(raw: string | undefined): string {
+  if (raw === undefined) return 'scanauth'
+  if (!PG_SCHEMA.test(raw)) throw new ConfigError(`SCANAUTH_PG_SCHEMA must be 1 to 40 characters of a-z, 0-9 and _, not starting with a digit, not "${raw}"`)
+  return raw
 }
 
 /** A limit read from the environment: absent stays absent (core's default), 0 is off. */
 function limitOrOff(value: number | undefined): number | false | undefined {
   return value === 0 ? false : value
+}
+
+/** A number of minutes as milliseconds; `0` means off (`false`); absent stays absent (the default). */
+function minutesOrOff(minutes: number | undefined): number | false | undefined {
+  if (minutes === undefined) return undefined
+  return minutes === 0 ? false : minutes * 60_000
 }

@@ -1,22 +1,20 @@
 /**
- * What both example servers share apart from their framework and configuration: the store, the
- * WeChat side (the real API or an emulator started in-process), logging, the demo page's files and
- * its endpoints (`demo.ts`).
+ * What both example servers share apart from their framework and configuration: the store (opened
+ * by `open-store.ts`), the WeChat side (the real API or an emulator started in-process), logging,
+ * the demo page's files and its endpoints (`demo.ts`).
  *
  * @module
  */
 import { randomBytes } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Redis } from 'ioredis'
-import { createScanAuth, MemoryStore, type RateLimitOptions, type ScanAuth, type Store } from '@scanauth/core'
-import { SqliteStore } from '@scanauth/sqlite'
-import { RedisStore } from '@scanauth/redis'
+import { createScanAuth, type RateLimitOptions, type ScanAuth } from '@scanauth/core'
 import { createWechatCallback, createWechatQrProvider, type WechatCallback } from '@scanauth/wechat'
 import { startWechatEmulator, type WechatEmulator } from '@scanauth/wechat-emulator'
-import { ConfigError, type ExampleConfig, type StoreConfig, type WechatConfig } from './config'
+import type { ExampleConfig, WechatConfig } from './config'
+import { openStore } from './open-store'
+import { startPurgeTimer } from './purge-timer'
 import { demoBuy, demoScan, type DemoContext, type DemoResponse } from './demo'
 
 type Emulator = WechatEmulator
@@ -96,8 +94,8 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
   }
 
   try {
-    const { store, label } = await openStore(config.store, log)
-    cleanup.push(() => store.close())
+    const { store, close: closeStore, label } = await openStore(config.store, log)
+    cleanup.push(closeStore)
 
     let emulator: Emulator | null = null
     let account: Extract<WechatConfig, { kind: 'account' }>
@@ -114,7 +112,7 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     }
 
     const core = createScanAuth({
-      store: store.store,
+      store,
       qr: createWechatQrProvider({ appId: account.appId, appSecret: account.appSecret, apiBaseUrl: account.apiBaseUrl }),
       sceneTtlSeconds: config.sceneTtlSeconds,
       freeTrialDays: config.freeTrialDays,
@@ -144,15 +142,20 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     const wechatCallback = createWechatCallback({
       auth,
       // The same store as the service: replayed and repeated pushes are refused on every instance.
-      store: store.store,
+      store,
       appId: account.appId,
       token: account.token,
       encodingAESKey: account.encodingAESKey,
       onError: (error) => log(`wechat callback error: ${error instanceof Error ? error.message : String(error)}`),
     })
 
+    // Pushed after the store: stopped (and a running purge awaited) before the store closes.
+    const purgeEveryMs = config.purgeEveryMs ?? 3600_000
+    if (purgeEveryMs !== false) cleanup.push(startPurgeTimer(store, { everyMs: purgeEveryMs, now: config.now ?? Date.now, log }))
+    const purgeSays = purgeEveryMs === false ? 'no purge' : `purge every ${purgeEveryMs / 60_000} min`
+
     const demo: DemoContext = { auth, emulator, log }
-    log(`scanauth example (${framework}): store ${label}, ${platform}`)
+    log(`scanauth example (${framework}): store ${label} (${purgeSays}), ${platform}`)
 
     return {
       auth,
@@ -189,49 +192,4 @@ function rateLimitsOf(config: ExampleConfig): RateLimitOptions {
   if (perMinute !== undefined) limits.perAddress = perMinute === false ? false : { limit: perMinute, windowSeconds: 60 }
   if (config.dailyQrBudget !== undefined) limits.dailyQrBudget = config.dailyQrBudget
   return limits
-}
-
-/** Opens the configured store; `close` releases what we opened (the file, the Redis connection). */
-async function openStore(config: StoreConfig, log: (line: string) => void): Promise<{ store: { store: Store; close(): Promise<void> }; label: string }> {
-  if (config.kind === 'memory') return { store: { store: new MemoryStore(), close: async () => {} }, label: 'memory' }
-  if (config.kind === 'sqlite') {
-    let store: SqliteStore
-    try {
-      mkdirSync(dirname(config.filename), { recursive: true })
-      store = new SqliteStore({ filename: config.filename })
-    } catch (error) {
-      // better-sqlite3 says only "unable to open database file": name the file and where it came from.
-      throw new ConfigError(`cannot open the SQLite file ${config.filename} (SCANAUTH_SQLITE_FILE): ${error instanceof Error ? error.message : String(error)}`)
-    }
-    return { store: { store, close: () => store.close() }, label: `sqlite ${config.filename}` }
-  }
-  const client = new Redis(config.url, { maxRetriesPerRequest: 2 })
-  client.on('error', (error: Error) => log(`redis: ${error.message}`))
-  try {
-    await client.ping() // fail at start, with the reason, rather than on the first request
-  } catch (error) {
-    client.disconnect()
-    throw new ConfigError(`cannot reach Redis at ${redactUrl(config.url)}: ${error instanceof Error ? error.message : String(error)}`)
-  }
-  const store = new RedisStore({ client, keyPrefix: config.keyPrefix })
-  return {
-    store: {
-      store,
-      close: async () => {
-        await client.quit().catch(() => client.disconnect())
-      },
-    },
-    label: `redis ${redactUrl(config.url)} (prefix ${config.keyPrefix})`,
-  }
-}
-
-/** A Redis URL without its password, for the log. */
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '***'
-    return u.toString()
-  } catch {
-    return 'redis'
-  }
 }

@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { closedPort, createPendingScene, fetchJson, pollAuthorized, postJson, useSession } from '@scanauth/testkit'
+import { closedPort, createPendingScene, eventually, fetchJson, pollAuthorized, postJson, useSession } from '@scanauth/testkit'
 import { ConfigError, type ExampleConfig } from '../src/config'
 import type { RunningServer } from '../src/serve'
+import { describeExampleOnPostgres } from './postgres-suite'
 import { describeSafeDefaults } from './safe-defaults-suite'
 
 /** An example's `startServer`: builds its app for `config` and listens. */
@@ -17,9 +18,10 @@ export type StartServer = (config: ExampleConfig) => Promise<RunningServer>
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 
-/** Registers the example server suite for `framework`, run against its `startServer`, and its safe defaults. */
+/** Registers the example server suite for `framework`, run against its `startServer`, its safe defaults, and its run on PostgreSQL. */
 export function describeExampleApp(framework: 'express' | 'koa', startServer: StartServer): void {
   describeSafeDefaults(framework, startServer)
+  describeExampleOnPostgres(framework, startServer)
   const running: RunningServer[] = []
   const temp: string[] = []
   afterEach(async () => {
@@ -54,6 +56,32 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
     expect(push.status).toBe(200)
     return { scene, token: (await pollAuthorized(url, scene)).token }
   }
+
+  describe(`the ${framework} example server's purge timer`, () => {
+    it('deletes expired records on its timer, judging expiry by the service clock, and keeps live ones', async () => {
+      let now = Date.parse('2026-01-01T00:00:00Z')
+      const { url, lines } = await start({ now: () => now, purgeEveryMs: 20 })
+      const expired = (await createPendingScene(url, 'purge-device-1')).scene_str as string
+      // Past the scene's 300 s and the day of retention, by the service's clock only.
+      now += 300_000 + 24 * 3600_000
+      const live = (await createPendingScene(url, 'purge-device-2')).scene_str as string
+      await eventually('a purge that deleted the expired scene', () => lines.some((line) => / purge: 1 scenes, 0 sessions, \d+ counters deleted/.test(line)))
+      expect((await fetchJson(`${url}/auth/status?scene=${expired}`)).status).toBe(404)
+      expect((await fetchJson(`${url}/auth/status?scene=${live}`)).body).toMatchObject({ status: 'pending' })
+    })
+
+    it('purges nothing when turned off, and says so at start; an hour apart by default', async () => {
+      expect((await start()).lines.find((line) => line.includes('scanauth example'))).toMatch(/store memory \(purge every 60 min\)/)
+      let now = Date.parse('2026-01-01T00:00:00Z')
+      const { url, lines } = await start({ now: () => now, purgeEveryMs: false })
+      expect(lines.find((line) => line.includes('scanauth example'))).toMatch(/store memory \(no purge\)/)
+      const scene = (await createPendingScene(url, 'purge-device')).scene_str as string
+      now += 300_000 + 24 * 3600_000
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(lines.filter((line) => / purge(:| failed)/.test(line))).toEqual([])
+      expect((await fetchJson(`${url}/auth/status?scene=${scene}`)).body).toMatchObject({ status: 'expired' })
+    })
+  })
 
   describe(`the ${framework} example server`, () => {
     it('runs the whole flow through the emulator: create, scan via the callback, poll, session, consume', async () => {

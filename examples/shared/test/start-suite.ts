@@ -10,8 +10,9 @@ import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { fetchJson, postJson } from '@scanauth/testkit'
+import { TEST_DATABASE_URL, testDatabase } from './postgres-support'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
@@ -55,6 +56,8 @@ async function spawnScript(script: string, cwd: string, env: NodeJS.ProcessEnv):
 export function describeNpmStart(script: 'start' | 'start:koa', framework: 'express' | 'koa'): void {
   let spawned: Spawned | undefined
   let cwd: string | undefined
+  const database = testDatabase()
+  afterAll(() => database.end())
   afterEach(async () => {
     const child = spawned?.child
     if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
@@ -63,6 +66,7 @@ export function describeNpmStart(script: 'start' | 'start:koa', framework: 'expr
     }
     spawned = undefined
     if (cwd) rmSync(cwd, { recursive: true, force: true })
+    await database.cleanup()
   })
 
   describe(`npm run ${script}`, () => {
@@ -93,6 +97,27 @@ export function describeNpmStart(script: 'start' | 'start:koa', framework: 'expr
       expect(spawned.output()).toContain('stopped')
       expect(existsSync(join(cwd, 'data', 'scanauth.sqlite'))).toBe(true)
       expect(spawned.output()).toContain(`scan ${scene} by phone-npm: authorized`)
+    })
+
+    it('starts on PostgreSQL from DATABASE_URL and SCANAUTH_PG_SCHEMA, migrating the schema, and stops on SIGTERM', async () => {
+      cwd = mkdtempSync(join(tmpdir(), `scanauth-npm-${framework}-`))
+      const schema = database.schema()
+      spawned = await spawnScript(script, cwd, { ...cleanEnv(), PORT: '0', SCANAUTH_STORE: 'postgres', DATABASE_URL: TEST_DATABASE_URL, SCANAUTH_PG_SCHEMA: schema })
+      const { url } = spawned
+      expect(spawned.output()).toContain(`scanauth example (${framework}): store postgres postgres://`)
+      expect(spawned.output()).toContain(`(schema ${schema})`)
+      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'postgres', emulator: true })
+
+      const scene = (await postJson(`${url}/auth/create_scene`, { device_id: 'npm-start-pg' })).body.scene_str as string
+      expect((await postJson(`${url}/demo/emulator-scan`, { scene_str: scene, openid: 'phone-npm-pg' })).status).toBe(200)
+      const polled = await fetchJson(`${url}/auth/status?scene=${scene}`)
+      expect(polled.body.status).toBe('authorized')
+
+      spawned.child.kill('SIGTERM')
+      expect(await spawned.exited).toEqual({ code: 0, signal: null })
+      expect(spawned.output()).toContain('stopped')
+      const sessions = await database.pool.query(`SELECT token, device_id FROM "${schema}".scanauth_sessions`)
+      expect(sessions.rows).toEqual([{ token: polled.body.session_token, device_id: 'npm-start-pg' }])
     })
 
     it('exits 1 naming the SQLite file it cannot open and the variable that set it', async () => {
@@ -129,7 +154,7 @@ export function describeNpmStart(script: 'start' | 'start:koa', framework: 'expr
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(WECHAT_|SCANAUTH_|REDIS_URL$|PORT$|HOST$)/.test(key)) env[key] = value
+    if (!/^(WECHAT_|SCANAUTH_|REDIS_URL$|DATABASE_URL$|PORT$|HOST$)/.test(key)) env[key] = value
   }
   return env
 }
