@@ -2,7 +2,7 @@
  * The server side of `bench/http.ts`, run as a child process so that the load generator and the
  * servers do not share an event loop. For the framework named in `argv[2]` and the store named in
  * `argv[3]` (`memory`, `sqlite` on a file in a temporary folder, `redis` at `REDIS_URL` under a key
- * prefix of its own; see `bench/stores.ts`) it serves two targets on 127.0.0.1 (free ports), each on
+ * prefix of its own, `postgres` at `DATABASE_URL` in a schema of its own; see `bench/stores.ts`) it serves two targets on 127.0.0.1 (free ports), each on
  * an app of its own, and reports where over IPC:
  *
  * - `express`: an Express 5 app with `scanAuthRouter(auth)` at `/auth`;
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const storeKind = (process.argv[3] ?? 'memory') as StoreKind
   if (process.send === undefined) throw new Error('bench/http-server.ts runs as a child of bench/http.ts (fork with IPC)')
   if (framework !== 'express' && framework !== 'koa') throw new Error(`bench/http-server.ts: unknown framework '${framework}'`)
-  if (!['memory', 'sqlite', 'redis'].includes(storeKind)) throw new Error(`bench/http-server.ts: unknown store '${storeKind}'`)
+  if (!['memory', 'sqlite', 'redis', 'postgres'].includes(storeKind)) throw new Error(`bench/http-server.ts: unknown store '${storeKind}'`)
   const opened = await openBenchStore(storeKind)
   const auth = createScanAuth({
     store: opened.store,

@@ -3,7 +3,8 @@
  * of an authorized one) through the Express and the Koa middleware, each beside a bare route of the
  * same framework that answers the same JSON body, under load from autocannon on 127.0.0.1. On a
  * MemoryStore: the pending poll through Express and Koa, the authorized poll through Express; on
- * the SQLite and the Redis store (`bench/stores.ts`), both polls through Express: what users run.
+ * the SQLite, the Redis and the PostgreSQL store (`bench/stores.ts`), both polls through Express:
+ * what users run.
  *
  *   npx tsx --conditions=@scanauth/source bench/http.ts
  *   BENCH_QUICK=1 npx tsx --conditions=@scanauth/source bench/http.ts    # short slices: a check that it works
@@ -81,6 +82,8 @@ const TARGETS: HttpTarget[] = [
   { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'authorized' },
   { framework: 'express', label: 'Express 5', store: 'redis', poll: 'pending' },
   { framework: 'express', label: 'Express 5', store: 'redis', poll: 'authorized' },
+  { framework: 'express', label: 'Express 5', store: 'postgres', poll: 'pending' },
+  { framework: 'express', label: 'Express 5', store: 'postgres', poll: 'authorized' },
 ]
 
 /** The operation's name in the tables, e.g. `authorized poll, MemoryStore`. */
@@ -163,7 +166,7 @@ function figures(side: Side): Measurement {
 }
 
 /**
- * Runs the HTTP benchmark (about 2.5 minutes with the defaults: some 18 s per row) and returns one
+ * Runs the HTTP benchmark (about 3 minutes with the defaults: some 18 s per row) and returns one
  * row per target. Each server process is stopped whatever happens.
  */
 export async function benchHttp(options: BenchHttpOptions = {}): Promise<HttpBenchRow[]> {

@@ -46,7 +46,7 @@ export interface BenchLatencyOptions {
   warmup?: number
 }
 
-/** The goal of issue #13: a scan reaches the waiting device within 50 ms (p99), in one instance and through Redis. */
+/** The goal of issue #13: a scan reaches the waiting device within 50 ms (p99), in one instance and across processes through a networked store (Redis, PostgreSQL). */
 export const LATENCY_TARGET_MS = 50
 
 /** A store whose `commit` first notes the time, for the latency's start. */
@@ -141,8 +141,8 @@ async function oneInstance(kind: StoreKind, samples: number, warmup: number): Pr
   }
 }
 
-/** The waiter here; the scanner a child process with its own store on the same file or prefix. */
-async function twoProcesses(kind: 'sqlite' | 'redis', samples: number, warmup: number): Promise<LatencyRow> {
+/** The waiter here; the scanner a child process with its own store on the same file, prefix or schema. */
+async function twoProcesses(kind: 'sqlite' | 'redis' | 'postgres', samples: number, warmup: number): Promise<LatencyRow> {
   const opened = await openBenchStore(kind)
   try {
     const auth = createScanAuth({ store: opened.store, qr: constantQr, sceneTtlSeconds: 3600, rateLimits: NO_RATE_LIMITS })
@@ -152,7 +152,8 @@ async function twoProcesses(kind: 'sqlite' | 'redis', samples: number, warmup: n
         const done = await ask<ScanDone>(child, { type: 'scan', sceneStr, openid }, 'scanned')
         return { commitNs: BigInt(done.commitNs), result: done.result }
       }
-      return latencyRow(kind, 'two processes', await sampleLatencies(auth, scan, samples, warmup), kind === 'redis')
+      // The goal holds where processes share a networked store (SQLite's is a timer, `changePollMs`).
+      return latencyRow(kind, 'two processes', await sampleLatencies(auth, scan, samples, warmup), kind !== 'sqlite')
     } finally {
       await stopChild(child)
     }
@@ -161,12 +162,12 @@ async function twoProcesses(kind: 'sqlite' | 'redis', samples: number, warmup: n
   }
 }
 
-/** Measures every latency row: one instance on each store, then two processes on SQLite and on Redis. */
+/** Measures every latency row: one instance on each store, then two processes on SQLite, Redis and PostgreSQL. */
 export async function benchLatency(options: BenchLatencyOptions = {}): Promise<LatencyRow[]> {
   const { samples = 500, warmup = 20 } = options
   const rows: LatencyRow[] = []
-  for (const kind of ['memory', 'sqlite', 'redis'] as const) rows.push(await oneInstance(kind, samples, warmup))
-  for (const kind of ['sqlite', 'redis'] as const) rows.push(await twoProcesses(kind, samples, warmup))
+  for (const kind of ['memory', 'sqlite', 'redis', 'postgres'] as const) rows.push(await oneInstance(kind, samples, warmup))
+  for (const kind of ['sqlite', 'redis', 'postgres'] as const) rows.push(await twoProcesses(kind, samples, warmup))
   return rows
 }
 

@@ -31,8 +31,8 @@ export interface ScanDone {
 
 async function main(): Promise<void> {
   const [kind, where] = process.argv.slice(2)
-  if (process.send === undefined || (kind !== 'sqlite' && kind !== 'redis') || where === undefined) {
-    throw new Error('bench/push-scanner.ts runs as a child of bench/push-latency.ts: <sqlite | redis> <file | prefix>')
+  if (process.send === undefined || (kind !== 'sqlite' && kind !== 'redis' && kind !== 'postgres') || where === undefined) {
+    throw new Error('bench/push-scanner.ts runs as a child of bench/push-latency.ts: <sqlite | redis | postgres> <file | prefix | schema>')
   }
   const opened = await openBenchStore(kind, where)
   const stamped = stampCommits(opened.store)

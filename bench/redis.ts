@@ -29,7 +29,8 @@ import { pathToFileURL } from 'node:url'
 import { Redis } from 'ioredis'
 import { createScanAuth, type NewAuthorization, type NewLedgerEntry, type ScanAuth, type Store } from '@scanauth/core'
 import { RedisStore } from '@scanauth/redis'
-import { markdownTable, measurePair as measureAlternating, row, summarize, type BenchRow, type Measurement, NO_RATE_LIMITS } from './lib'
+import { measureConcurrentPair, roundTripTable, type ConcurrentWork, type RoundTripRow } from './concurrent'
+import { markdownTable, measurePair as measureAlternating, row, NO_RATE_LIMITS } from './lib'
 import { seedSteadyState } from './seed'
 
 /** Users with an authorized scene, a session and a large points authorization. */
@@ -48,13 +49,8 @@ const LONG_QUEUE = 10_000
  */
 const QUEUE_RATIO_TARGET = 0.67
 
-/** A row of this benchmark: the common row plus the round trips one call cost. */
-export interface RedisBenchRow extends BenchRow {
-  /** Commands sent per call, counted on the client (a command is one round trip here). */
-  roundTripsPerOp: number
-  /** The same for the baseline. */
-  baselineRoundTripsPerOp?: number
-}
+/** A row of this benchmark: the common row plus the commands one call sent (a command is one round trip here). */
+export type RedisBenchRow = RoundTripRow
 
 /** Memory one pending scene costs. */
 export interface PendingSceneMemory {
@@ -66,57 +62,9 @@ export interface PendingSceneMemory {
   usedMemoryBytes: number
 }
 
-/** A measured side of a pair: the figures and the commands one call sent. */
-type Measured = Measurement & { commandsPerOp: number }
-
-/** One operation to measure: `run(i)` is call number `i`; `available(i)` says whether call `i` can run. */
-interface Work {
-  run: (i: number) => Promise<unknown>
-  available?: (i: number) => boolean
-}
-
-/**
- * Measures an operation and its baseline with {@link CONCURRENCY} calls in flight, interleaved:
- * `rounds` rounds of `roundMs` each, alternating which side goes first, so that both sides see the
- * same background load (the machine is shared). Throughput is calls completed per wall-clock
- * second summed over the rounds; latencies are per call. A warm-up of `warmupOps` calls per side
- * comes first.
- */
-async function measurePair(
-  work: Work,
-  baseline: Work,
-  commands: () => number,
-  { rounds = 8, roundMs = 180, warmupOps = 300 } = {},
-): Promise<[Measured, Measured]> {
-  const sides = [work, baseline].map((w) => ({ w, next: 0, samples: [] as number[], wallMs: 0, commands: 0 }))
-  const lanes = (side: (typeof sides)[number], keepGoing: () => boolean, record: boolean) =>
-    Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (keepGoing() && (side.w.available?.(side.next) ?? true)) {
-          const i = side.next++
-          const start = process.hrtime.bigint()
-          await side.w.run(i)
-          if (record) side.samples.push(Number(process.hrtime.bigint() - start) / 1000)
-        }
-      }),
-    )
-  for (const side of sides) await lanes(side, () => side.next < warmupOps, false)
-  for (let round = 0; round < rounds; round++) {
-    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-      const sent = commands()
-      const began = performance.now()
-      const stopAt = began + roundMs
-      await lanes(side, () => performance.now() < stopAt, true)
-      side.wallMs += performance.now() - began
-      side.commands += commands() - sent
-    }
-  }
-  return sides.map((side) => ({
-    ...summarize(side.samples),
-    opsPerSec: (side.samples.length / side.wallMs) * 1000,
-    commandsPerOp: side.commands / side.samples.length,
-  })) as [Measured, Measured]
-}
+/** Measures a pair with {@link CONCURRENCY} calls in flight; round trips are the commands counted on the client. */
+const measurePair = (work: ConcurrentWork, baseline: ConcurrentWork, commands: () => number) =>
+  measureConcurrentPair(work, baseline, { concurrency: CONCURRENCY, roundTrips: commands })
 
 /** Counts the commands `client` sends. */
 function commandCounter(client: Redis): () => number {
@@ -180,11 +128,11 @@ export async function benchRedis(options: { memory?: (m: PendingSceneMemory) => 
 
     const pendingKeys = pending.map((s) => store.keys.scene(s))
     const rawSha = (await client.script('LOAD', "return redis.call('GET', KEYS[1])")) as string
-    const rawGet: Work = { run: (i) => client.get(pendingKeys[i % PENDING] as string) }
+    const rawGet: ConcurrentWork = { run: (i) => client.get(pendingKeys[i % PENDING] as string) }
     const evalsha = (i: number) => client.evalsha(rawSha, 1, pendingKeys[i % PENDING] as string)
-    const rawEvalsha: Work = { run: evalsha }
+    const rawEvalsha: ConcurrentWork = { run: evalsha }
     // The same round trips as an operation, each a raw command with a trivial payload, in sequence.
-    const rawSequence = (...steps: Array<(i: number) => Promise<unknown>>): Work => ({
+    const rawSequence = (...steps: Array<(i: number) => Promise<unknown>>): ConcurrentWork => ({
       run: async (i) => {
         for (const step of steps) await step(i)
       },
@@ -192,11 +140,11 @@ export async function benchRedis(options: { memory?: (m: PendingSceneMemory) => 
     const get = (i: number) => client.get(pendingKeys[i % PENDING] as string)
 
     const rows: RedisBenchRow[] = []
-    const pair = async (operation: string, work: Work, baselineName: string, baseline: Work, target?: number) => {
+    const pair = async (operation: string, work: ConcurrentWork, baselineName: string, baseline: ConcurrentWork, target?: number) => {
       const [measured, base] = await measurePair(work, baseline, commands)
-      const { commandsPerOp, ...figures } = measured
-      const { commandsPerOp: baseCommands, ...baseFigures } = base
-      rows.push({ ...row('redis', operation, figures, { name: baselineName, ...baseFigures }, target), roundTripsPerOp: commandsPerOp, baselineRoundTripsPerOp: baseCommands })
+      const { roundTripsPerOp, ...figures } = measured
+      const { roundTripsPerOp: baselineRoundTripsPerOp, ...baseFigures } = base
+      rows.push({ ...row('redis', operation, figures, { name: baselineName, ...baseFigures }, target), roundTripsPerOp, baselineRoundTripsPerOp })
     }
 
     await pair('pending poll', { run: (i) => auth.getStatus(pending[i % PENDING] as string) }, 'raw GET', rawGet, 0.8)
@@ -322,15 +270,6 @@ async function queueRows(auth: ScanAuth, store: Store, commands: () => number, n
     })
   }
   return rows
-}
-
-/** The round trips and baselines as a Markdown table. */
-export function roundTripTable(rows: RedisBenchRow[]): string {
-  const lines = ['| operation | round trips per call | baseline | baseline round trips |', '|---|---:|---|---:|']
-  for (const r of rows) {
-    lines.push(`| ${r.operation} | ${r.roundTripsPerOp.toFixed(2)} | ${r.baseline?.name ?? ''} | ${r.baselineRoundTripsPerOp?.toFixed(2) ?? ''} |`)
-  }
-  return lines.join('\n')
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -8,6 +8,8 @@
 import type { BenchRow } from './lib'
 import { markdownTable } from './lib'
 import type { HttpBenchRow } from './http'
+import { POOL_SIZE, type PostgresBenchRow } from './postgres'
+import { DEFAULT_POOL_SIZE } from './postgres-pool'
 import type { PushResults } from './push'
 import { pushGoals, pushSection } from './report-push'
 import { scalingTable, type ScalingRow } from './scaling'
@@ -20,6 +22,8 @@ export interface Environment {
   memoryGiB: number
   node: string
   redis: string
+  /** The PostgreSQL server: its version and the settings that decide what a commit waits for. */
+  postgres: string
   sqlite: string
   versions: Record<string, string>
   date: string
@@ -37,6 +41,7 @@ export interface Results {
   memory: BenchRow[]
   sqlite: BenchRow[]
   redis: Array<BenchRow & { roundTripsPerOp?: number; baselineRoundTripsPerOp?: number }>
+  postgres: PostgresBenchRow[]
   redisMemory?: { memoryUsageBytes: number; receiptMemoryUsageBytes: number; usedMemoryBytes: number }
   http: HttpBenchRow[]
   scaling: ScalingRow[]
@@ -64,8 +69,8 @@ function httpTable(rows: HttpBenchRow[]): string {
   return lines.join('\n')
 }
 
-/** Redis round trips per call, from the counter on the client. */
-function roundTrips(rows: Results['redis']): string {
+/** Round trips per call of a network store, from the counter on its client (rows without one are left out). */
+function roundTrips(rows: Results['redis'] | Results['postgres']): string {
   const lines = ['| operation | round trips per call | baseline | baseline round trips |', '|---|---:|---|---:|']
   for (const r of rows) {
     if (r.roundTripsPerOp === undefined) continue
@@ -99,7 +104,7 @@ function saturation(rows: ScalingRow[], cores: number): string[] {
 
 /** The whole of `docs/benchmarks.md`. */
 export function renderReport(env: Environment, results: Results): string {
-  const compared = [...results.memory, ...results.sqlite, ...results.redis, ...results.http].filter((r) => r.ratio !== undefined)
+  const compared = [...results.memory, ...results.sqlite, ...results.redis, ...results.postgres, ...results.http].filter((r) => r.ratio !== undefined)
   const targeted = compared.filter((r) => r.target !== undefined)
   const missed = targeted.filter((r) => (r.ratio as number) < (r.target as number))
   const slowest = [...compared].sort((a, b) => (a.ratio as number) - (b.ratio as number))[0]
@@ -131,11 +136,12 @@ export function renderReport(env: Environment, results: Results): string {
     `| memory | ${n(env.memoryGiB, 1)} GiB |`,
     `| Node | ${env.node} |`,
     `| Redis | ${env.redis} (loopback, 127.0.0.1) |`,
+    `| PostgreSQL | ${env.postgres}, loopback (127.0.0.1) |`,
     `| SQLite | ${env.sqlite} |`,
     `| packages | ${Object.entries(env.versions).map(([k, v]) => `${k} ${v}`).join(', ')} |`,
     `| date | ${env.date} |`,
     '| command | `npm run bench` (`tsx --conditions=@scanauth/source bench/run.ts`) |',
-    `| duration | ${n(env.seconds)} s (memory ${section('memory')}, SQLite ${section('sqlite')}, Redis ${section('redis')}, HTTP ${section('http')}, scaling ${section('scaling')}, push ${section('push')}) |`,
+    `| duration | ${n(env.seconds)} s (memory ${section('memory')}, SQLite ${section('sqlite')}, Redis ${section('redis')}, PostgreSQL ${section('postgres')}, HTTP ${section('http')}, scaling ${section('scaling')}, push ${section('push')}) |`,
     `| load average (1 min) | ${n(env.loadBefore, 2)} before, ${n(env.loadAfter, 2)} after |`,
     '',
     'The machine is a shared VM: other work may run beside the benchmark (the load average above says',
@@ -170,8 +176,8 @@ export function renderReport(env: Environment, results: Results): string {
     '',
     'One call in flight for memory and SQLite (every call awaited, in alternating slices of the',
     'operation and its baseline: `measurePair` in `bench/lib.ts`); ops/s is calls divided by the time',
-    'spent inside them. Redis keeps 32 calls in flight on both sides (a network store is used',
-    'concurrently), and ops/s is calls per wall-clock second. p50/p99 are per-call latencies in µs.',
+    'spent inside them. Redis and PostgreSQL keep 32 calls in flight on both sides (a network store is',
+    'used concurrently), and ops/s is calls per wall-clock second. p50/p99 are per-call latencies in µs.',
     'Setup on every store: 200 users, each scanned once (free trial) and granted a large points',
     'authorization; the clock then moves 8 days on and one poll per user activates the points; 1000',
     'pending scenes. Scans are first scans of fresh pending scenes by those users; consumes spend 1 point.',
@@ -217,6 +223,25 @@ export function renderReport(env: Environment, results: Results): string {
 
   lines.push(
     '',
+    '### PostgresStore (`bench/postgres.ts`)',
+    '',
+    'Against the PostgreSQL at `DATABASE_URL` in a schema of its own (created, `store.migrate()`,',
+    `dropped afterwards), on one \`pg.Pool\` of ${POOL_SIZE} connections${POOL_SIZE === DEFAULT_POOL_SIZE ? ' (the size docs/postgres.md suggests)' : ''} that`,
+    'the operation and its baseline share, so both queue for a connection alike. Baselines are raw',
+    'named prepared statements on that pool, rows read as arrays: a point select of the scene by its',
+    'unique key for the pending poll; the same two round trips done raw for the authorized poll; for',
+    'the scans and the consume, a read-and-update transaction on a checked-out client (`BEGIN`,',
+    '`SELECT … FOR UPDATE` of one row by primary key, `UPDATE` of it, `COMMIT`: four round trips, one',
+    'commit); one autocommit `INSERT` for createScene. Round trips are statements counted on the',
+    'pool\'s client class (every `query` call, the baselines\' `BEGIN` and `COMMIT` included, and the',
+    'store\'s `pg_notify` statement after a scene commit, which the caller does not wait for). The queue',
+    'rows run one call in flight, as on SQLite. Why the notification is not inside the commit, with',
+    'the figures before and after: `bench/results/postgres.md`.',
+    '',
+    markdownTable(results.postgres),
+    '',
+    roundTrips(results.postgres),
+    '',
     '## Over HTTP: the middlewares beside a bare route (`bench/http.ts`)',
     '',
     'The polls as devices make them, `GET /auth/status?scene=…` of a pending scene and of an authorized',
@@ -224,9 +249,10 @@ export function renderReport(env: Environment, results: Results): string {
     'of the same framework that reads the `scene` parameter and answers the same JSON (`{"status":"pending"}`,',
     'or the authorized scene\'s answer built once at start) with the framework\'s own JSON response',
     '(`res.json`, `ctx.body`). On a `MemoryStore`: the pending poll through both frameworks and the',
-    'authorized poll through Express. On the SQLite store (a file in a temporary folder, the defaults)',
-    'and the Redis store (`REDIS_URL`, a key prefix of its own): both polls through Express, as users run',
-    'them; the bare route reads no store, so these ratios show what the store\'s reads cost a request.',
+    'authorized poll through Express. On the SQLite store (a file in a temporary folder, the defaults),',
+    'the Redis store (`REDIS_URL`, a key prefix of its own) and the PostgreSQL store (`DATABASE_URL`, a',
+    `schema of its own, a pool of ${DEFAULT_POOL_SIZE}): both polls through Express, as users run them; the bare route`,
+    'reads no store, so these ratios show what the store\'s reads cost a request.',
     'The authorized scene was scanned once (a new user, the free trial active). Load: autocannon on 127.0.0.1, 16',
     'connections, no pipelining; each target gets a one-second warm-up, then eight one-second slices',
     'alternating with its bare route. req/s is 2xx responses per wall-clock second over the slices;',
@@ -301,12 +327,14 @@ export function renderReport(env: Environment, results: Results): string {
     'npm run bench                                              # everything, rewrites this file',
     'BENCH_ONLY=http,scaling npm run bench                      # some sections, printed only',
     'BENCH_QUICK=1 BENCH_ONLY=push,http npm run bench           # short runs of push and http: a check, printed only',
-    'npx tsx --conditions=@scanauth/source bench/sqlite.ts      # one section on its own (memory, sqlite, redis, http, scaling, push)',
+    'npx tsx --conditions=@scanauth/source bench/sqlite.ts      # one section on its own (memory, sqlite, redis, postgres, http, scaling, push)',
     '```',
     '',
     'Redis must listen at `REDIS_URL` (default `redis://127.0.0.1:6379`); the benchmark only adds keys',
-    'under prefixes of its own and deletes them. Everything listens on 127.0.0.1 and every child',
-    'process is stopped at the end.',
+    'under prefixes of its own and deletes them. PostgreSQL must listen at `DATABASE_URL` (default',
+    '`postgres://postgres@127.0.0.1:5432/test`), with a role that may create schemas; the benchmark',
+    'works in schemas named `scanauth_bench_*` and drops them. Everything listens on 127.0.0.1 and every',
+    'child process is stopped at the end.',
     '',
   )
   return lines.join('\n')

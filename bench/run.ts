@@ -2,14 +2,16 @@
  * `npm run bench`: every benchmark, one after another, each operation beside its baseline in the
  * same run; prints the tables and rewrites `docs/benchmarks.md` (the one place the figures live).
  *
- *   npm run bench                              # everything (about 7 minutes), rewrites docs/benchmarks.md
+ *   npm run bench                              # everything (about 8 minutes), rewrites docs/benchmarks.md
  *   BENCH_ONLY=memory,http npm run bench       # some sections, printed only (the docs are left alone)
  *   BENCH_QUICK=1 BENCH_ONLY=push,http npm run bench   # short runs of the sections that know it: a check, printed only
  *
  * Sections: memory (`bench/memory.ts`), sqlite (`bench/sqlite.ts`), redis (`bench/redis.ts`),
- * http (`bench/http.ts`), scaling (`bench/scaling.ts`), push (`bench/push.ts`). Everything listens
- * on 127.0.0.1; Redis is
- * `REDIS_URL` (default redis://127.0.0.1:6379), used under key prefixes that are deleted afterwards.
+ * postgres (`bench/postgres.ts`), http (`bench/http.ts`), scaling (`bench/scaling.ts`), push
+ * (`bench/push.ts`). Everything listens on 127.0.0.1; Redis is `REDIS_URL` (default
+ * redis://127.0.0.1:6379), used under key prefixes that are deleted afterwards; PostgreSQL is
+ * `DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/test), used in schemas of the
+ * benchmark's own that are dropped afterwards.
  *
  * @module
  */
@@ -21,13 +23,15 @@ import { Redis } from 'ioredis'
 import { benchHttp } from './http'
 import { markdownTable, QUICK } from './lib'
 import { benchMemory } from './memory'
+import { benchPostgres } from './postgres'
+import { describeServer } from './postgres-pool'
 import { benchPush, pushTables } from './push'
 import { benchRedis } from './redis'
 import { renderReport, type Environment, type Results } from './report'
 import { benchScaling, scalingTable } from './scaling'
 import { benchSqlite } from './sqlite'
 
-const SECTIONS = ['memory', 'sqlite', 'redis', 'http', 'scaling', 'push'] as const
+const SECTIONS = ['memory', 'sqlite', 'redis', 'postgres', 'http', 'scaling', 'push'] as const
 type Section = (typeof SECTIONS)[number]
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -62,9 +66,11 @@ async function environment(): Promise<Omit<Environment, 'loadAfter' | 'seconds' 
     memoryGiB: totalmem() / 1024 ** 3,
     node: process.version,
     redis: redisVersion,
+    postgres: await describeServer(),
     sqlite,
     versions: {
       ioredis: await version('ioredis'),
+      pg: await version('pg'),
       express: await version('express'),
       koa: await version('koa'),
       autocannon: await version('autocannon'),
@@ -77,7 +83,7 @@ async function environment(): Promise<Omit<Environment, 'loadAfter' | 'seconds' 
 const began = performance.now()
 const env = await environment()
 const sectionSeconds: Record<string, number> = {}
-const results: Results = { memory: [], sqlite: [], redis: [], http: [], scaling: [] }
+const results: Results = { memory: [], sqlite: [], redis: [], postgres: [], http: [], scaling: [] }
 
 async function section<T>(name: Section, run: () => Promise<T>, print: (value: T) => string): Promise<T | undefined> {
   if (!wanted(name)) return undefined
@@ -98,6 +104,7 @@ results.redis =
     () => benchRedis({ memory: (m) => (results.redisMemory = m) }),
     markdownTable,
   )) ?? []
+results.postgres = (await section('postgres', () => benchPostgres(), markdownTable)) ?? []
 results.http = (await section('http', () => benchHttp(), markdownTable)) ?? []
 results.scaling = (await section('scaling', () => benchScaling(), scalingTable)) ?? []
 const push = await section('push', () => benchPush(), pushTables)

@@ -2,7 +2,9 @@
  * The stores the push and HTTP benchmarks run on, opened the same way in every process: a
  * `MemoryStore`; a `SqliteStore` on a file in a fresh temporary folder (or on a file another
  * process made); a `RedisStore` at `REDIS_URL` under a key prefix of the benchmark's own (or one
- * another process chose). Whoever made the file or the prefix removes it.
+ * another process chose); a `PostgresStore` at `DATABASE_URL` in a schema of the benchmark's own
+ * (or one another process made), on a pool of `DEFAULT_POOL_SIZE` connections. Whoever made the file,
+ * the prefix or the schema removes it.
  *
  * @module
  */
@@ -12,19 +14,21 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { MemoryStore, type QrProvider, type Store } from '@scanauth/core'
+import { PostgresStore } from '@scanauth/postgres'
 import { RedisStore } from '@scanauth/redis'
 import { SqliteStore } from '@scanauth/sqlite'
+import { DEFAULT_POOL_SIZE, dropSchema, freshBenchSchema, openPool } from './postgres-pool'
 
 /** The stores measured. */
-export type StoreKind = 'memory' | 'sqlite' | 'redis'
+export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres'
 
 /** An open store. */
 export interface BenchStore {
   kind: StoreKind
   store: Store
-  /** The SQLite file or the Redis key prefix, for another process to open the same data; '' for memory. */
+  /** The SQLite file, the Redis key prefix or the PostgreSQL schema, for another process to open the same data; '' for memory. */
   where: string
-  /** Closes what was opened here, and removes the file or the keys when they were made here. Once: later calls return the same promise. */
+  /** Closes what was opened here, and removes the file, the keys or the schema when they were made here. Once: later calls return the same promise. */
   close(): Promise<void>
 }
 
@@ -32,10 +36,10 @@ export interface BenchStore {
 export const constantQr: QrProvider = { createQr: async () => ({ url: 'https://qr.example.test/constant' }) }
 
 /** The class name of a store kind, for tables. */
-export const STORE_LABEL: Record<StoreKind, string> = { memory: 'MemoryStore', sqlite: 'SqliteStore', redis: 'RedisStore' }
+export const STORE_LABEL: Record<StoreKind, string> = { memory: 'MemoryStore', sqlite: 'SqliteStore', redis: 'RedisStore', postgres: 'PostgresStore' }
 
 /**
- * Opens a store of `kind`. `where` opens existing data (a file, a prefix) that another process made;
+ * Opens a store of `kind`. `where` opens existing data (a file, a prefix, a schema) that another process made;
  * without it, new data is made here and removed by `close()`.
  */
 export async function openBenchStore(kind: StoreKind, where?: string): Promise<BenchStore> {
@@ -57,6 +61,23 @@ async function open(kind: StoreKind, where: string | undefined): Promise<BenchSt
       close: async () => {
         await store.close?.()
         if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  }
+  if (kind === 'postgres') {
+    const pool = openPool(DEFAULT_POOL_SIZE)
+    const schema = where ?? freshBenchSchema()
+    const store = new PostgresStore({ pool, schema })
+    // Cheap when another process already migrated the schema (docs/postgres.md, "Migrations").
+    await store.migrate()
+    return {
+      kind,
+      store,
+      where: schema,
+      close: async () => {
+        await store.close()
+        if (where === undefined) await dropSchema(pool, schema)
+        await pool.end()
       },
     }
   }

@@ -76,6 +76,56 @@ const WHY: Array<[string, string]> = [
       'the service\'s planning between the load and the commit.',
   ],
   [
+    'postgres|pending poll',
+    'one statement on both sides, and the same plan (an index scan of `scanauth_scenes_scene_str_key`, ' +
+      'three buffers; the store wraps the row in `json_build_array`, which the server builds and the client ' +
+      'parses). The row `store.load({ sceneStr }) alone` is the store\'s own share; the rest is `getStatus` ' +
+      'in core (validation, the scene-string check, the poll decision, the answer), paid in the benchmark\'s ' +
+      'one Node process, which with 32 calls in flight shares the 2 cores with the PostgreSQL backends.',
+  ],
+  [
+    'postgres|store.load',
+    'one statement on both sides on the same index; the store returns the row as one JSON array (built on ' +
+      'the server, parsed on the client) where the baseline reads plain columns.',
+  ],
+  [
+    'postgres|authorized poll',
+    'two statements one after the other on both sides (the scene; then the user with its active ' +
+      'authorizations and the head of its queue, and the scene\'s latest session); the store also builds ' +
+      'its records from JSON and runs the activation step, and core builds the answer.',
+  ],
+  [
+    'postgres|scan',
+    'the scan waits for two statements (a load, then one `scanauth_commit` call) against the baseline\'s four, and ' +
+      'each side commits once, waiting for its WAL flush; the commit function writes the scene, the user and a ' +
+      'session where the baseline updates one row, and core plans in the same Node process, which shares the ' +
+      'two cores with PostgreSQL. The notification goes after the commit, batched and committed asynchronously ' +
+      '(docs/postgres.md, "Waiting for a scan"): inside the commit it held PostgreSQL\'s server-wide notify lock ' +
+      'through the WAL flush, and scans ran at 0.2–0.3 (`bench/results/postgres.md`).',
+  ],
+  [
+    'postgres|createScene',
+    'one commit on both sides; the store also checks the scene string is free inside its function and sends ' +
+      'the notification of the new scene after the commit, in a statement of its own shared with other writes.',
+  ],
+  [
+    'postgres|consume',
+    'three statements (the session, then its user, then the commit) against the baseline\'s four; the ' +
+      'commit writes no scene, so it sends no notification and its WAL flush is shared with other commits, ' +
+      'as the baseline\'s is. The rest is the commit function\'s work (the user\'s version check, the ' +
+      'authorization update, a ledger entry) and core\'s planning.',
+  ],
+  [
+    'postgres|queue',
+    'the store reads the active authorizations and the head of the queue from the front of ' +
+      '`scanauth_authorizations_by_user`, whatever the queue\'s length.',
+  ],
+  [
+    'postgres|',
+    'each side sends the statements counted in the round-trip table; the difference is the work inside ' +
+      'them (the JSON the store builds and parses, the commit function) and the service\'s planning.',
+  ],
+  [
     'express|pending poll, MemoryStore',
     'the middleware answers with the JSON text and its length written directly (`res.end`), where the bare ' +
       'route uses `res.json`, whose ETag (a SHA-1 of every body) and freshness check are wasted on a ' +
@@ -117,6 +167,19 @@ const WHY: Array<[string, string]> = [
       'CPU (compare the server CPU columns). A bare route that reads nothing cannot be matched by a poll ' +
       'that must read a store over the network; the pending poll (one round trip) shows the difference one ' +
       'round trip makes.',
+  ],
+  [
+    'express|pending poll, PostgresStore',
+    'one statement per poll (an index lookup of the scene) on a pool of 10 connections. The server\'s thread ' +
+      'is free while it waits, but node-postgres writes the statement and parses the row on it, and the ' +
+      'PostgreSQL backend answering it shares the machine\'s 2 cores with the server and the load generator.',
+  ],
+  [
+    'express|authorized poll, PostgresStore',
+    'two statements per poll, one after the other: the scene, then the user with its live authorizations ' +
+      'and the latest session. Each connection\'s requests wait for both, so throughput at 16 connections ' +
+      'follows their latency more than the server\'s CPU; a bare route that reads nothing cannot be matched ' +
+      'by a poll that must read a database over the network.',
   ],
   [
     'koa|',
