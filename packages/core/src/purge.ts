@@ -33,8 +33,8 @@ export interface PurgeOptions {
   retentionMs?: number
   /**
    * At most this many records of each kind deleted per batch. Default 500. A batch is one short
-   * transaction on a database, and the purge yields to the event loop between batches, so a big
-   * purge never holds up scans and polls for long.
+   * transaction on SQLite and two short statements on PostgreSQL, and the purge yields to the
+   * event loop between batches, so a big purge never holds up scans and polls for long.
    */
   batchSize?: number
   /** Stop after this many batches even if more is left (the next call continues). Default: no limit. */
@@ -57,9 +57,13 @@ export interface PurgeResult {
 
 /** The purge options with every default filled in. */
 export interface ResolvedPurgeOptions {
+  /** The time to purge at (epoch ms), as given. */
   now: number
+  /** How long past being needed records are kept (ms); 0 when not given. */
   retentionMs: number
+  /** At most this many records of each kind per batch. */
   batchSize: number
+  /** At most this many batches per call; `Infinity` when not given. */
   maxBatches: number
 }
 
@@ -92,8 +96,11 @@ export function resolvePurgeOptions(options: PurgeOptions, fail: (option: string
 
 /** What one batch of a purge deleted, and whether nothing due is left. */
 export interface PurgeBatchOutcome {
+  /** Scenes the batch deleted. */
   scenes: number
+  /** Sessions the batch deleted. */
   sessions: number
+  /** Counters the batch deleted. */
   counters: number
   /** True when this batch found less than a full batch of every kind: the purge is complete. */
   done: boolean
@@ -149,7 +156,10 @@ export function startOfScenes<Id>(firstId: Id): PurgeSceneCursor<Id> {
 /**
  * One batch of a database store's scene pass: moves `cursor` past `candidates` (at most `limit`,
  * read in (expiresAt, id) order after the cursor) and returns those core's retention rule lets go
- * (D-retention): an authorized scene stays while its latest session lives.
+ * (D-retention): an authorized scene stays while its latest session lives. The store's select
+ * should already leave out scenes whose latest session ends after the cutoff: were they offered,
+ * a backlog of them as long as `batchSize × maxBatches` would fill every batch of every call, and
+ * the scenes behind them would never be reached.
  */
 export function purgeableScenes<Id, C extends PurgeSceneCandidate<Id>>(candidates: readonly C[], cutoff: number, limit: number, cursor: PurgeSceneCursor<Id>): C[] {
   const last = candidates[candidates.length - 1]

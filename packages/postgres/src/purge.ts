@@ -38,15 +38,20 @@ export class PurgeStatements {
     const doomedIds: string[] = []
     const doomedVersions: string[] = []
     if (!cursor.done) {
-      // Keyset pagination over scanauth_scenes_by_expiry: a batch examines at most `limit` scenes
-      // past their own deadline, however many of them are kept for their sessions.
+      // Keyset pagination over scanauth_scenes_by_expiry. The select leaves out scenes whose latest
+      // session is still needed, so that scenes kept for their sessions never fill a batch: however
+      // many there are, the scenes behind them are reached (and a call stopped by maxBatches
+      // deletes something). Core's rule then decides on what the select offers.
       const { rows } = await pool.query<CandidateRow>({
         name: `scanauth_${this.tag}_purge_candidates`,
-        text: `SELECT s.id, s.version, s.expires_at,
-            (SELECT x.expires_at FROM ${this.s}.scanauth_sessions x WHERE x.scene_id = s.id ORDER BY x.id DESC LIMIT 1)
-          FROM ${this.s}.scanauth_scenes s
-          WHERE s.expires_at <= $1 AND (s.expires_at, s.id) > ($2, $3::bigint)
-          ORDER BY s.expires_at, s.id
+        text: `SELECT id, version, expires_at, session_end FROM (
+            SELECT s.id, s.version, s.expires_at,
+              (SELECT x.expires_at FROM ${this.s}.scanauth_sessions x WHERE x.scene_id = s.id ORDER BY x.id DESC LIMIT 1) AS session_end
+            FROM ${this.s}.scanauth_scenes s
+            WHERE s.expires_at <= $1 AND (s.expires_at, s.id) > ($2, $3::bigint)
+          ) c
+          WHERE session_end IS NULL OR session_end <= $1
+          ORDER BY expires_at, id
           LIMIT $4`,
         values: [cutoff, cursor.expiresAt, cursor.id, limit],
         rowMode: 'array',

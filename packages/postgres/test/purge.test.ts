@@ -3,7 +3,7 @@
 // written between the candidate select and the DELETE keeps its row.
 import { afterAll, afterEach, beforeEach, expect, it } from 'vitest'
 import { createScanAuth, type ScanAuth } from '@scanauth/core'
-import { ManualClock, RecordingQrProvider } from '@scanauth/testkit'
+import { eventually, ManualClock, RecordingQrProvider } from '@scanauth/testkit'
 import { PostgresStore } from '@scanauth/postgres'
 import { dropSchema, dumpSchema, freshSchemaName, openPool } from './support/database'
 
@@ -11,6 +11,11 @@ const pool = openPool(4)
 afterAll(() => pool.end())
 
 const SCENE_TTL = 300_000
+
+/** Whether `text` is a purge batch's first statement, the select of candidate scenes. */
+function isCandidateSelect(text: string): boolean {
+  return text.startsWith('SELECT id, version, expires_at, session_end')
+}
 let schema = ''
 let store: PostgresStore
 let clock: ManualClock
@@ -49,7 +54,7 @@ it('sends two statements per batch: the scene candidates, then one DELETE of eve
   const result = await store.purgeExpired({ now: clock.now(), batchSize: 2 })
   expect(result).toMatchObject({ scenes: 5, sessions: 0, batches: 3, more: false })
   expect(sent).toHaveLength(6)
-  expect(sent.filter((text) => /^SELECT s\.id, s\.version/.test(text))).toHaveLength(3)
+  expect(sent.filter((text) => isCandidateSelect(text))).toHaveLength(3)
   expect(sent.filter((text) => /^WITH gone_scenes AS/.test(text))).toHaveLength(3)
 })
 
@@ -59,7 +64,7 @@ it('keeps a scene that a commit wrote after the purge read it, and deletes it on
   // Between the candidate select and the DELETE, a poll marks the expired scene `expired`
   // (B-poll-2): a commit that bumps its version.
   afterStatement = async (text) => {
-    if (!text.startsWith('SELECT s.id, s.version')) return
+    if (!isCandidateSelect(text)) return
     afterStatement = async () => undefined
     expect((await auth.getStatus(sceneStr)).status).toBe('expired')
   }
@@ -69,16 +74,31 @@ it('keeps a scene that a commit wrote after the purge read it, and deletes it on
   expect((await dumpSchema(pool, schema)).scenes).toEqual([])
 })
 
-it('keeps a counter restarted while the purge runs: the DELETE judges expiries as they are when it runs', async () => {
+it('keeps a counter restarted while its DELETE waits: the DELETE judges expiries as they are when it reaches the row', async () => {
   const now = clock.now()
   await store.incrementCounter('window', now + 1000, now)
-  afterStatement = async (text) => {
-    if (!text.startsWith('SELECT s.id, s.version')) return
-    afterStatement = async () => undefined
-    // The counter restarts with a later expiry after the batch began, before its DELETE runs.
-    expect(await store.incrementCounter('window', now + 60_000, now + 1000)).toBe(1)
+  // Another session restarts the expired counter (what incrementCounter does: count 1, a later
+  // expiry) and holds the row until the purge's DELETE, which chose the row as expired, waits on it.
+  const other = await pool.connect()
+  try {
+    await other.query('BEGIN')
+    await other.query(`UPDATE "${schema}".scanauth_counters SET count = 1, expires_at = $1 WHERE key = 'window'`, [now + 60_000])
+    const purging = store.purgeExpired({ now: now + 1000 })
+    // Read outside `other`'s transaction, which would see one snapshot of pg_stat_activity throughout.
+    await eventually('the purge DELETE to wait for the restarted row', async () => {
+      const { rows } = await query(
+        `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%gone_counters%' AND query LIKE $1`,
+        [`%${schema}%`],
+      )
+      return rows.length > 0
+    })
+    await other.query('COMMIT')
+    expect(await purging).toMatchObject({ counters: 0 })
+  } finally {
+    // After a failure above: end the transaction, so that the purge can finish and the client goes back clean.
+    await other.query('ROLLBACK')
+    other.release()
   }
-  expect(await store.purgeExpired({ now: now + 1000 })).toMatchObject({ counters: 0 })
   expect(await store.incrementCounter('window', now + 60_000, now + 1001)).toBe(2)
 })
 

@@ -239,13 +239,17 @@ export function prepareStatements(db: Database.Database): Statements {
       .pluck(),
     deleteCounter: db.prepare<[string]>(`DELETE FROM scanauth_counters WHERE key = ?`),
 
-    // Keyset pagination over scanauth_scenes_by_expiry: each batch examines at most `limit` expired
-    // scenes after the last one examined, however many expired scenes are kept for their sessions.
-    purgeSceneCandidates: db.prepare(`SELECT s.id, s.expires_at AS expiresAt,
-        (SELECT x.expires_at FROM scanauth_sessions x WHERE x.scene_id = s.id ORDER BY x.id DESC LIMIT 1) AS sessionEnd
-      FROM scanauth_scenes s
-      WHERE s.expires_at <= @cutoff AND (s.expires_at, s.id) > (@afterExpiresAt, @afterId)
-      ORDER BY s.expires_at, s.id
+    // Keyset pagination over scanauth_scenes_by_expiry: each batch offers at most `limit` expired
+    // scenes after the last one offered, leaving out those whose latest session is still needed, so
+    // that scenes kept for their sessions never fill a batch and hold up the ones behind them.
+    purgeSceneCandidates: db.prepare(`SELECT id, expiresAt, sessionEnd FROM (
+        SELECT s.id, s.expires_at AS expiresAt,
+          (SELECT x.expires_at FROM scanauth_sessions x WHERE x.scene_id = s.id ORDER BY x.id DESC LIMIT 1) AS sessionEnd
+        FROM scanauth_scenes s
+        WHERE s.expires_at <= @cutoff AND (s.expires_at, s.id) > (@afterExpiresAt, @afterId)
+      )
+      WHERE sessionEnd IS NULL OR sessionEnd <= @cutoff
+      ORDER BY expiresAt, id
       LIMIT @limit`),
     deleteScene: db.prepare(`DELETE FROM scanauth_scenes WHERE id = ?`),
     purgeSessions: db.prepare(`DELETE FROM scanauth_sessions WHERE id IN

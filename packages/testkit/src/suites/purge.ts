@@ -158,6 +158,22 @@ export function purgeSuite(get: () => ContractContext): void {
         expect(await purge({ now: now + 5000 })).toMatchObject({ counters: 1 })
       })
 
+      it('is not held up by scenes kept for their sessions: a batch full of them still reaches the expired scene behind', async () => {
+        const ctx = get()
+        const purge = purgeOf(ctx.store)
+        // Three authorized scenes, expired but kept while their sessions live, ahead of (expiring
+        // before) one pending scene: more kept scenes than a batch holds.
+        const authorized: string[] = []
+        for (const openid of ['alice', 'bob', 'carol']) authorized.push((await scanNewScene(ctx.auth, openid, `tv-${openid}`)).sceneStr)
+        ctx.clock.advance(1)
+        const pending = await newSceneStr(ctx.auth, 'tv-pending')
+        ctx.clock.advance(SCENE_TTL)
+        if (await leftToTheBackend(ctx, { now: ctx.clock.now(), batchSize: 2, maxBatches: 1 })) return
+        expect(await purge({ now: ctx.clock.now(), batchSize: 2, maxBatches: 1 })).toMatchObject({ scenes: 1, sessions: 0 })
+        await expectScanAuthError(ctx.auth.getStatus(pending), 'scene_not_found', 404)
+        for (const sceneStr of authorized) expect((await ctx.auth.getStatus(sceneStr)).status).toBe('authorized')
+      })
+
       it('works in batches: maxBatches stops it with more left, and the next call finishes', async () => {
         const ctx = get()
         const purge = purgeOf(ctx.store)
