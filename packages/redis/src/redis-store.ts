@@ -220,10 +220,10 @@ export class RedisStore implements Store {
   /**
    * The `purgeExpired` of every store, which on Redis has nothing to delete: each scene, session
    * and counter key carries a TTL taken from core's retention rule (docs/behaviour.md,
-   * D-retention; an authorized scene as long as its session) plus `graceMs`, and Redis frees it
+   * D-retention; an authorized scene as long as its session) plus `expiryGraceSeconds`, and Redis frees it
    * by itself. So it checks its options like the other stores, sends nothing to Redis and
    * answers zero batches; code that purges on a timer works unchanged whichever store it is
-   * given. `retentionMs` has no effect here: set `graceMs` to keep records longer.
+   * given. `retentionMs` has no effect here: set `expiryGraceSeconds` to keep records longer.
    *
    * @throws {@link RedisStoreError} `invalid_options` naming a bad option.
    */

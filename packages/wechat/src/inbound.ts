@@ -74,9 +74,9 @@ export interface RawBody {
 }
 
 /**
- * The raw body, checked after the signature (B-wx-3): a parser's object is 415 (it cannot be
- * checked), an empty body 400, one over the limit 413, and text that cannot be XML (JSON, a form)
- * 415 (also when the adapter that read it stopped at its own limit: `tooLarge`). What remains is
+ * The raw body, checked after the signature (B-wx-3): one over the limit is 413 (also when the
+ * adapter that read it stopped at its own limit: `tooLarge`), a parser's object 415 (it cannot be
+ * checked), an empty body 400, and text that cannot be XML (JSON, a form) 415. What remains is
  * parsed by {@link openPush}.
  */
 export function readBody(body: unknown, maxBodyBytes: number, tooLarge = false): RawBody {
