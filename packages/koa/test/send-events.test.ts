@@ -1,25 +1,15 @@
 // sendEvents on a real socket through Koa: each chunk goes out as the iteration yields it, a client
 // that does not read holds the iteration back (backpressure), and Koa's own response handling stays
 // out of the way (`ctx.respond = false`): no error reported when the stream is over.
-import { get, type IncomingMessage } from 'node:http'
 import Koa from 'koa'
 import { expect, it } from 'vitest'
-import { eventually, serverPerTest } from '@scanauth/testkit'
+import { eventually, serverPerTest, slowReader } from '@scanauth/testkit'
 import { sendEvents } from '../src/send-events'
 
 const serve = serverPerTest()
-const CHUNKS = 32
-const CHUNK = `data: ${'x'.repeat(1024 * 1024)}\n\n`
 
 it('waits for drain when the client does not read, and sends every chunk once it does', async () => {
-  let pulled = 0
-  let needsDrain = false
-  async function* events() {
-    for (let i = 0; i < CHUNKS; i++) {
-      pulled++
-      yield CHUNK
-    }
-  }
+  const probe = slowReader()
   const app = new Koa()
   const errors: unknown[] = []
   app.on('error', (error: unknown) => void errors.push(error))
@@ -30,29 +20,15 @@ it('waits for drain when the client does not read, and sends every chunk once it
     status = ctx.status
   })
   app.use(async (ctx) => {
-    const res = ctx.res
-    res.on('drain', () => void (needsDrain = false))
-    const original = res.write.bind(res)
-    res.write = ((chunk: string) => {
-      const ok = original(chunk)
-      if (!ok) needsDrain = true
-      return ok
-    }) as typeof res.write
-    await sendEvents(ctx, { status: 200, headers: { 'content-type': 'text/event-stream' } }, events())
+    probe.watch(ctx.res)
+    await sendEvents(ctx, { status: 200, headers: { 'content-type': 'text/event-stream' } }, probe.events())
   })
   const url = await serve(app.callback())
-  const res = await new Promise<IncomingMessage>((resolve) => get(url, resolve))
-  res.pause()
-  await eventually('a write to find the buffer full', () => needsDrain)
-  expect(pulled).toBeLessThan(CHUNKS)
-  let bytes = 0
-  res.on('data', (data: Buffer) => void (bytes += data.length))
-  const ended = new Promise((resolve) => res.on('end', resolve))
-  res.resume()
-  await ended
-  expect(pulled).toBe(CHUNKS)
-  expect(bytes).toBe(CHUNKS * Buffer.byteLength(CHUNK))
-  expect(res.headers['content-type']).toBe('text/event-stream')
+  const read = await probe.read(url)
+  expect(read.pulledWhilePaused).toBeLessThan(probe.chunks)
+  expect(probe.pulled).toBe(probe.chunks)
+  expect(read.bytes).toBe(probe.chunks * probe.chunkBytes)
+  expect(read.headers['content-type']).toBe('text/event-stream')
   await eventually('the middleware before it to resume', () => status !== undefined)
   expect(status).toBe(200)
   expect(errors).toEqual([])
