@@ -52,7 +52,7 @@ const fleet = useWorkerFleet(pool)
 const failures = (report: Report) => Object.values(report.errors).reduce((a, b) => a + b, 0)
 
 /** Waits until every worker in `running` has completed `OPERATIONS_BETWEEN` more operations. */
-const keepGoing = (running: WorkerHandle[]) => Promise.all(running.map((w) => w.progressed(w.succeeded() + OPERATIONS_BETWEEN)))
+const keepGoing = (running: WorkerHandle[]) => Promise.all(running.map((w) => w.progressed(w.progress() + OPERATIONS_BETWEEN)))
 
 describe('PostgresStore crash safety', () => {
   it('keeps every write whole when backends are terminated and worker processes are SIGKILLed mid-load', { timeout: 60_000 }, async () => {

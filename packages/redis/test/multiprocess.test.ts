@@ -7,15 +7,14 @@
  * authorizations included) and the user indexes are checked on the records read straight from
  * Redis, with explicit counts, and the operation counts are reported.
  */
-import { fork, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Redis } from 'ioredis'
 import { createScanAuth, type ScanAuth } from '@scanauth/core'
 import { checkInvariants, halfAppliedWrites, RecordingQrProvider, type StoreSnapshot } from '@scanauth/testkit'
 import { RedisStore } from '../src/index'
-import { checkIndexes, connect, deleteKeysUnder, dumpRecords, REDIS_URL, testPrefix } from './support/redis'
+import { checkIndexes, connect, deleteKeysUnder, dumpRecords, testPrefix } from './support/redis'
 import type { Job, PhaseReport } from './support/worker'
+import { startWorkerProcess, type WorkerProcess } from './support/worker-process'
 
 const PROCESSES = 4
 const SCENES = 40
@@ -29,48 +28,8 @@ const KEYED_GRANTS = [13, 13, 12, 12] // per process: 50 grants with one idempot
 const RACE_CONSUMES = 24 // per process, 2 points each, racing one revocation
 const INCREMENTS = 250 // per process, of one counter
 
-const workerPath = fileURLToPath(new URL('./support/worker.ts', import.meta.url))
-const packageDir = fileURLToPath(new URL('..', import.meta.url))
-
-/** One worker process and a way to run a phase in it. */
-interface Worker {
-  child: ChildProcess
-  run(job: Exclude<Job, { phase: 'exit' }>): Promise<PhaseReport>
-}
-
-function startWorker(prefix: string): Promise<Worker> {
-  const child = fork(workerPath, [], {
-    cwd: packageDir,
-    execArgv: ['--import', 'tsx', '--conditions=@scanauth/source'],
-    env: { ...process.env, REDIS_URL, SCANAUTH_PREFIX: prefix },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  })
-  let pending: { resolve(r: PhaseReport): void; reject(e: Error): void } | null = null
-  return new Promise((resolve, reject) => {
-    child.once('error', reject)
-    child.once('exit', (code) => {
-      const error = new Error(`worker exited with ${code}`)
-      pending?.reject(error)
-      reject(error)
-    })
-    child.on('message', (message: { ready?: true; ok?: boolean; report?: PhaseReport; error?: string }) => {
-      if (message.ready) {
-        resolve({
-          child,
-          run: (job) =>
-            new Promise<PhaseReport>((res, rej) => {
-              pending = { resolve: res, reject: rej }
-              child.send(job)
-            }),
-        })
-      } else if (message.ok) pending?.resolve(message.report as PhaseReport)
-      else pending?.reject(new Error(message.error))
-    })
-  })
-}
-
 /** Runs one phase in every worker at once and sums their reports. */
-async function phase(workers: Worker[], job: (index: number) => Exclude<Job, { phase: 'exit' }>) {
+async function phase(workers: WorkerProcess[], job: (index: number) => Exclude<Job, { phase: 'exit' }>) {
   const reports = await Promise.all(workers.map((w, i) => w.run(job(i))))
   const total: PhaseReport = { outcomes: {}, byKey: {}, counts: { operations: 0, loads: 0, commits: 0, conflicts: 0 } }
   for (const report of reports) {
@@ -88,25 +47,18 @@ describe(`${PROCESSES} processes on one Redis`, () => {
   let admin: Redis
   let prefix: string
   let setup: ScanAuth
-  let workers: Worker[] = []
+  let workers: WorkerProcess[] = []
   const counts: Array<{ phase: string } & PhaseReport['counts']> = []
 
   beforeAll(async () => {
     admin = connect()
     prefix = testPrefix()
     setup = createScanAuth({ store: new RedisStore({ client: admin, keyPrefix: prefix }), qr: new RecordingQrProvider() })
-    workers = await Promise.all(Array.from({ length: PROCESSES }, () => startWorker(prefix)))
+    workers = await Promise.all(Array.from({ length: PROCESSES }, () => startWorkerProcess(prefix)))
   }, 60_000)
 
   afterAll(async () => {
-    await Promise.all(
-      workers.map(async (w) => {
-        if (w.child.exitCode !== null) return
-        const exited = new Promise((resolve) => w.child.once('exit', resolve))
-        w.child.send({ phase: 'exit' } satisfies Job)
-        await exited
-      }),
-    )
+    await Promise.all(workers.map((w) => w.exit()))
     console.info(`operation counts (all ${PROCESSES} processes):\n${JSON.stringify(counts, null, 1)}`)
     await deleteKeysUnder(admin, prefix)
     await admin.quit()

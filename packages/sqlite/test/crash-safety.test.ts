@@ -52,12 +52,12 @@ describe('SqliteStore crash safety', () => {
     const victim = workers[0] as WorkerHandle
     const survivors = workers.slice(1)
     await Promise.all(workers.map((w) => w.progressed(OPS_BEFORE_KILL)))
-    const victimOps = victim.opsDone()
+    const victimOps = victim.progress()
     victim.child.kill('SIGKILL')
     expect(await victim.exited).toEqual({ code: null, signal: 'SIGKILL' })
     loops[0]?.catch(() => {}) // its report never comes
     // The others keep going on the file the victim left behind, then stop and report.
-    await Promise.all(survivors.map((w) => w.progressed(w.opsDone() + OPS_AFTER_KILL)))
+    await Promise.all(survivors.map((w) => w.progressed(w.progress() + OPS_AFTER_KILL)))
     for (const w of survivors) w.child.send({ kind: 'stop' })
     const reports = (await Promise.all(loops.slice(1))) as Report[]
     await exitAll(survivors)

@@ -26,4 +26,6 @@ export { createPendingScene, pollAuthorized, useSession, type AuthorizedPoll } f
 export { listen, serverPerTest, closedPort, type Listening } from './http/serve'
 export { openEventStream, readSse, type EventStream, type SseMessage } from './http/sse'
 export { WatchCountingStore } from './http/watch-counting-store'
+export { slowReader, type SlowReader, type SlowReadResult } from './http/slow-reader'
+export { forkWorker, type ForkWorkerOptions, type WorkerExit, type WorkerHandle, type WorkerReply } from './processes/worker-process'
 export { eventually, told, within, NOTICE_MS } from './waiting'

@@ -3,14 +3,13 @@
  * (`../workers/load-worker.ts`, each with its own pool, PostgresStore and service) and the parent's
  * own service beside them, torn down after each test; and phases driven on every worker at once.
  */
-import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type pg from 'pg'
 import { afterEach } from 'vitest'
 import { createScanAuth, type ScanAuth } from '@scanauth/core'
-import { ManualClock, RecordingQrProvider } from '@scanauth/testkit'
+import { forkWorker, ManualClock, RecordingQrProvider, type WorkerHandle as GenericWorkerHandle } from '@scanauth/testkit'
 import { PostgresStore } from '@scanauth/postgres'
-import { SERVICE_SETTINGS, type Command, type Reply, type Report, type WorkerEnvironment } from '../workers/protocol'
+import { SERVICE_SETTINGS, type Command, type Report, type WorkerEnvironment } from '../workers/protocol'
 import { noBackendsLeft } from './backends'
 import { DATABASE_URL, dropSchema, freshSchemaName } from './database'
 
@@ -20,20 +19,8 @@ export const range = (n: number): number[] => Array.from({ length: n }, (_, i) =
 /** One count added up over reports. */
 export const sum = (reports: Report[], pick: (r: Report) => number): number => reports.reduce((total, r) => total + pick(r), 0)
 
-/** A forked worker, seen from the parent. */
-export interface WorkerHandle {
-  child: ChildProcess
-  /** Sends a phase command; resolves with the worker's report. */
-  run(command: Command): Promise<Report>
-  /** Sends a command that has no answer (`stop`, `exit`). */
-  tell(command: Command): void
-  /** Resolves once the worker's loop has reported at least `count` operations that returned. */
-  progressed(count: number): Promise<void>
-  /** Operations of its loop that the worker has reported so far. */
-  succeeded(): number
-  /** Resolves when the process has exited, with its code or signal. */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-}
+/** A forked worker, seen from the parent (testkit's harness, with this package's commands and reports). */
+export type WorkerHandle = GenericWorkerHandle<Command, Report>
 
 /** A started fleet on its own schema. */
 export interface Fleet {
@@ -82,7 +69,7 @@ export function useWorkerFleet(pool: pg.Pool): { start(workerCount: number): Pro
         auth: createScanAuth({ store, qr: new RecordingQrProvider(), now: clock.now, ...SERVICE_SETTINGS }),
       }
       current = { fleet, store }
-      const started = range(workerCount).map((i) => forkWorker({
+      const started = range(workerCount).map((i) => startWorker({
         SCANAUTH_DATABASE_URL: DATABASE_URL,
         SCANAUTH_SCHEMA: schema,
         SCANAUTH_APPLICATION_NAME: applicationName,
@@ -110,67 +97,12 @@ export async function exitAll(workers: WorkerHandle[]): Promise<void> {
 }
 
 /** Forks one worker; `ready` resolves once it has migrated and answers commands. */
-function forkWorker(environment: WorkerEnvironment): { handle: WorkerHandle; ready: Promise<void> } {
-  const index = environment.SCANAUTH_WORKER_INDEX
-  const child = fork(workerPath, [], {
+function startWorker(environment: WorkerEnvironment): { handle: WorkerHandle; ready: Promise<void> } {
+  return forkWorker<Command, Report>({
+    path: workerPath,
     cwd: packageDir,
     execArgv: ['--import', 'tsx', '--conditions=@scanauth/source'],
-    env: { ...process.env, ...environment },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...environment },
+    name: `worker ${environment.SCANAUTH_WORKER_INDEX}`,
   })
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
-  let failure: Error | null = null
-  let succeeded = 0
-  let pending: { resolve(report: Report): void; reject(error: Error): void } | null = null
-  const progressWaiters = new Set<{ count: number; resolve(): void; reject(error: Error): void }>()
-  let becomeReady!: () => void
-  let neverReady!: (error: Error) => void
-  const ready = new Promise<void>((resolve, reject) => ((becomeReady = resolve), (neverReady = reject)))
-
-  const fail = (error: Error) => {
-    failure = error
-    neverReady(error)
-    pending?.reject(error)
-    pending = null
-    for (const w of progressWaiters) w.reject(error)
-    progressWaiters.clear()
-  }
-  child.on('message', (reply: Reply) => {
-    if (reply.kind === 'ready') becomeReady()
-    else if (reply.kind === 'done') {
-      pending?.resolve(reply.report)
-      pending = null
-    } else if (reply.kind === 'progress') {
-      succeeded = reply.succeeded
-      for (const w of progressWaiters) {
-        if (w.count > succeeded) continue
-        progressWaiters.delete(w)
-        w.resolve()
-      }
-    } else fail(new Error(`worker ${index}: ${reply.error}`))
-  })
-  // A worker that exits while the parent waits for it (killed, crashed) fails that wait.
-  void exited.then(({ code, signal }) => fail(new Error(`worker ${index} exited (code ${code}, signal ${signal})`)))
-
-  const handle: WorkerHandle = {
-    child,
-    exited,
-    run(command) {
-      if (failure) return Promise.reject(failure)
-      return new Promise<Report>((resolve, reject) => {
-        pending = { resolve, reject }
-        child.send(command)
-      })
-    },
-    tell(command) {
-      child.send(command)
-    },
-    progressed(count) {
-      if (failure) return Promise.reject(failure)
-      if (succeeded >= count) return Promise.resolve()
-      return new Promise<void>((resolve, reject) => progressWaiters.add({ count, resolve, reject }))
-    },
-    succeeded: () => succeeded,
-  }
-  return { handle, ready }
 }

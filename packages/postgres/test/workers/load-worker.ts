@@ -97,7 +97,7 @@ async function phase<T>(lanes: number, items: T[] | null, work: (item: T) => Pro
         const item = (items === null ? null : items[next++]) as T
         try {
           await work(item)
-          if (items === null && ++succeeded % progressEvery === 0) send({ kind: 'progress', succeeded })
+          if (items === null && ++succeeded % progressEvery === 0) send({ kind: 'progress', count: succeeded })
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error)
           report.errors[message] = (report.errors[message] ?? 0) + 1

@@ -1,8 +1,9 @@
 /**
  * What the multi-process tests (multiprocess.test.ts, crash-safety.test.ts) and their worker
  * processes (`load-worker.ts`) say to each other over IPC. The parent side (forking, sending,
- * waiting) is `../support/fleet.ts`.
+ * waiting) is `../support/fleet.ts`, on testkit's `forkWorker`.
  */
+import type { WorkerReply } from '@scanauth/testkit'
 
 /** Settings of every `createScanAuth` in these tests, the workers' and the parent's alike. */
 export const SERVICE_SETTINGS = { sceneTtlSeconds: 600, sessionTtlHours: 720, freeTrialDays: 0.5 } as const
@@ -93,13 +94,11 @@ export interface Report {
   conflicts: number
 }
 
-/** Worker → parent. */
-export type Reply =
-  | { kind: 'ready' }
-  | { kind: 'done'; report: Report }
-  /** The loop's operations that returned so far (those that threw not counted). */
-  | { kind: 'progress'; succeeded: number }
-  | { kind: 'failed'; error: string }
+/**
+ * Worker → parent, in testkit's worker protocol. A `progress` count is the loop's operations that
+ * returned so far (those that threw not counted).
+ */
+export type Reply = WorkerReply<Report>
 
 /** A report with nothing in it yet. */
 export function emptyReport(): Report {

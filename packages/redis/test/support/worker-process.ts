@@ -1,10 +1,10 @@
 /**
- * A second Node process for the change-notification tests: `worker.ts` forked on a prefix (on the
- * one server, or on a Cluster when given its ports), driven one phase at a time over IPC.
+ * A second Node process for the multi-process and change-notification tests: `worker.ts` forked on
+ * a prefix (on the one server, or on a Cluster when given its ports) through testkit's
+ * `forkWorker`, driven one phase at a time over IPC.
  */
-import { fork } from 'node:child_process'
-import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
+import { forkWorker } from '@scanauth/testkit'
 import { REDIS_URL } from './redis'
 import type { Job, PhaseReport } from './worker'
 
@@ -19,32 +19,22 @@ export interface WorkerProcess {
   exit(): Promise<void>
 }
 
-type Message = { ready?: true; ok?: boolean; report?: PhaseReport; error?: string }
-
 /** Forks a worker on `prefix` (a Cluster's when `clusterPorts` is given) and resolves once it is ready. */
 export async function startWorkerProcess(prefix: string, clusterPorts?: number[]): Promise<WorkerProcess> {
-  const child = fork(workerPath, [], {
+  const { handle, ready } = forkWorker<Job, PhaseReport>({
+    path: workerPath,
     cwd: packageDir,
     execArgv: ['--import', 'tsx', '--conditions=@scanauth/source'],
-    env: { ...process.env, REDIS_URL, SCANAUTH_PREFIX: prefix, ...(clusterPorts ? { SCANAUTH_CLUSTER_PORTS: clusterPorts.join(',') } : {}) },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  })
-  const exited = once(child, 'exit')
-  const ready = new Promise<void>((resolve, reject) => {
-    child.once('message', (message: Message) => (message.ready ? resolve() : reject(new Error(`worker said ${JSON.stringify(message)}`))))
-    void exited.then(([code]) => reject(new Error(`worker exited with ${code} before it was ready`)))
+    env: { REDIS_URL, SCANAUTH_PREFIX: prefix, ...(clusterPorts ? { SCANAUTH_CLUSTER_PORTS: clusterPorts.join(',') } : {}) },
+    name: `worker on ${prefix}`,
   })
   await ready
   return {
-    run: (job) =>
-      new Promise<PhaseReport>((resolve, reject) => {
-        child.once('message', (message: Message) => (message.ok ? resolve(message.report as PhaseReport) : reject(new Error(message.error))))
-        child.send(job)
-      }),
+    run: (job) => handle.run(job),
     async exit() {
-      if (child.exitCode !== null || child.signalCode !== null) return
-      child.send({ phase: 'exit' } satisfies Job)
-      await exited
+      if (handle.child.exitCode !== null || handle.child.signalCode !== null) return
+      handle.tell({ phase: 'exit' })
+      await handle.exited
     },
   }
 }

@@ -3,8 +3,8 @@
  * `createScanAuth`, driven phase by phase by the parent over IPC. It answers each phase with what
  * its operations returned and how many loads, commits and commit conflicts its store saw.
  *
- * Started by `multiprocess.test.ts` with `fork(..., { execArgv: ['--import', 'tsx', '--conditions=@scanauth/source'] })`,
- * and by the change-notification tests through `worker-process.ts`.
+ * Started through `worker-process.ts` (testkit's `forkWorker`, whose protocol it speaks) by
+ * `multiprocess.test.ts` and the change-notification tests.
  */
 import { Cluster, Redis } from 'ioredis'
 import {
@@ -19,6 +19,7 @@ import {
   type SessionSelector,
   type Store,
 } from '@scanauth/core'
+import type { WorkerReply } from '@scanauth/testkit'
 import { RedisStore } from '../../src/index'
 
 /** A phase the parent asks for. */
@@ -188,6 +189,8 @@ async function run(job: Exclude<Job, { phase: 'exit' }>): Promise<PhaseReport> {
   }
 }
 
+const send = (reply: WorkerReply<PhaseReport>) => process.send?.(reply)
+
 process.on('message', (job: Job) => {
   if (job.phase === 'exit') {
     // The process opened this client, so it closes it.
@@ -195,8 +198,8 @@ process.on('message', (job: Job) => {
     return
   }
   run(job).then(
-    (report) => process.send?.({ ok: true, report }),
-    (error: unknown) => process.send?.({ ok: false, error: String(error) }),
+    (report) => send({ kind: 'done', report }),
+    (error: unknown) => send({ kind: 'failed', error: String(error) }),
   )
 })
-process.send?.({ ready: true })
+send({ kind: 'ready' })

@@ -152,7 +152,7 @@ async function loop(command: Extract<Command, { kind: 'loop' }>): Promise<void> 
           report.ownPointsGranted += 3
         } else if (roll < 0.6) await grantPoints({ openid: pick(command.sharedOpenids), points: 2 })
         else await consumeOne(pick(command.ownTokens))
-        if (++ops % command.progressEvery === 0) send({ kind: 'progress', ops })
+        if (++ops % command.progressEvery === 0) send({ kind: 'progress', count: ops })
         // The store answers synchronously, so without this the lanes would chain microtasks forever
         // and never let the event loop read the parent's `stop`.
         await new Promise<void>((resolve) => setImmediate(resolve))

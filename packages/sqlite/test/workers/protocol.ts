@@ -1,9 +1,9 @@
 /**
  * Messages between the multi-process tests and their worker processes (`load-worker.ts`), and the
- * parent side: forking a worker and talking to it.
+ * parent side: forking a worker (testkit's `forkWorker`).
  */
-import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { forkWorker, type WorkerHandle as GenericWorkerHandle, type WorkerReply } from '@scanauth/testkit'
 
 /** Settings every worker's `createScanAuth` uses. */
 export const SERVICE_SETTINGS = { sceneTtlSeconds: 600, sessionTtlHours: 720, freeTrialDays: 0.5 } as const
@@ -57,91 +57,29 @@ export interface Report {
   conflicts: number
 }
 
-/** Worker → parent. */
-export type Reply =
-  | { kind: 'ready' }
-  | { kind: 'done'; report: Report }
-  | { kind: 'progress'; ops: number }
-  | { kind: 'failed'; error: string }
+/** Worker → parent, in testkit's worker protocol (a `progress` count is the loop's operations so far). */
+export type Reply = WorkerReply<Report>
 
 /** An empty report. */
 export function emptyReport(): Report {
   return { scans: 0, invalid: 0, processed: [], polls: 0, grants: 0, pointsGranted: 0, ownPointsGranted: 0, consumes: { ok: 0, need_purchase: 0, insufficient_points: 0 }, authorizationIds: [], revokes: 0, counterValues: [], commits: 0, conflicts: 0 }
 }
 
-/** A forked worker seen from the parent. */
-export interface WorkerHandle {
-  child: ChildProcess
-  /** Sends a phase command and resolves with the worker's report. */
-  run(command: Command): Promise<Report>
-  /** Resolves once the worker has reported at least `ops` operations of its loop. */
-  progressed(ops: number): Promise<void>
-  /** Operations of its loop the worker has reported so far. */
-  opsDone(): number
-  /** Resolves when the process has exited (with its code or signal). */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-}
+/** A forked worker seen from the parent (testkit's harness, with this package's commands and reports). */
+export type WorkerHandle = GenericWorkerHandle<Command, Report>
 
 const workerPath = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url))
 
 /** Forks a worker on `filename` and waits until its store is open. */
 export async function startWorker(filename: string, index: number): Promise<WorkerHandle> {
-  const child = fork(workerPath, [filename, String(index)], {
+  const { handle, ready } = forkWorker<Command, Report>({
+    path: workerPath,
     cwd: repoRoot,
+    args: [filename, String(index)],
     execArgv: ['--import', 'tsx', '--conditions=@scanauth/source'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    name: `worker ${index}`,
   })
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  )
-  let ops = 0
-  let failure: Error | null = null
-  const progressWaiters: Array<{ ops: number; resolve(): void; reject(error: Error): void }> = []
-  let pending: { resolve(report: Report): void; reject(error: Error): void } | null = null
-  let ready!: () => void
-  let notReady!: (error: Error) => void
-  const readyPromise = new Promise<void>((resolve, reject) => ((ready = resolve), (notReady = reject)))
-
-  const fail = (error: Error) => {
-    failure = error
-    notReady(error)
-    pending?.reject(error)
-    pending = null
-    for (const w of progressWaiters.splice(0)) w.reject(error)
-  }
-  child.on('message', (message: Reply) => {
-    if (message.kind === 'ready') ready()
-    else if (message.kind === 'done') {
-      pending?.resolve(message.report)
-      pending = null
-    } else if (message.kind === 'progress') {
-      ops = message.ops
-      for (const w of progressWaiters.filter((x) => x.ops <= ops)) {
-        progressWaiters.splice(progressWaiters.indexOf(w), 1)
-        w.resolve()
-      }
-    } else fail(new Error(`worker ${index}: ${message.error}`))
-  })
-  void exited.then(({ code, signal }) => {
-    if (pending || progressWaiters.length > 0) fail(new Error(`worker ${index} exited (code ${code}, signal ${signal})`))
-  })
-  await readyPromise
-  return {
-    child,
-    exited,
-    run(command) {
-      if (failure) return Promise.reject(failure)
-      return new Promise<Report>((resolve, reject) => {
-        pending = { resolve, reject }
-        child.send(command)
-      })
-    },
-    opsDone: () => ops,
-    progressed(target) {
-      if (failure) return Promise.reject(failure)
-      if (ops >= target) return Promise.resolve()
-      return new Promise<void>((resolve, reject) => progressWaiters.push({ ops: target, resolve, reject }))
-    },
-  }
+  await ready
+  return handle
 }
