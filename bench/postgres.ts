@@ -30,14 +30,14 @@
  * @module
  */
 import { pathToFileURL } from 'node:url'
-import { createScanAuth } from '@scanauth/core'
+import type { ScanAuth } from '@scanauth/core'
 import { PostgresStore } from '@scanauth/postgres'
 import { measureConcurrentPair, roundTripTable, type ConcurrentWork, type RoundTripRow } from './concurrent'
-import { markdownTable, row, type BenchRow, NO_RATE_LIMITS } from './lib'
+import { markdownTable, row, type BenchRow } from './lib'
 import { rawBaselines } from './postgres-baselines'
 import { countingPool, DEFAULT_POOL_SIZE, dropSchema, freshBenchSchema, describeServer } from './postgres-pool'
 import { benchQueueLength } from './queue-length'
-import { seedSteadyState } from './seed'
+import { benchService, seedSteadyState } from './seed'
 
 /** Users with an authorized scene, a session and a large points authorization. */
 const USERS = 200
@@ -66,15 +66,8 @@ export async function benchPostgres(): Promise<PostgresBenchRow[]> {
   const store = new PostgresStore({ pool, schema })
   try {
     await store.migrate()
-    let now = Date.now()
-    const auth = createScanAuth({
-      store,
-      qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
-      sessionTtlHours: 24 * 365,
-      now: () => now,
-      rateLimits: NO_RATE_LIMITS,
-    })
-    const { openids, authorizedScenes, tokens } = await seedSteadyState(auth, USERS, (ms) => (now += ms))
+    const { auth, clock } = benchService(store)
+    const { openids, authorizedScenes, tokens } = await seedSteadyState(auth, USERS, clock.advance)
     const pending = await Promise.all(Array.from({ length: PENDING }, async (_, i) => (await auth.createScene({ deviceId: `pending-${i}` })).sceneStr))
 
     // What the baselines read and lock, looked up once.
@@ -82,7 +75,7 @@ export async function benchPostgres(): Promise<PostgresBenchRow[]> {
     const byScene = (column: string) => ids(`SELECT ${column} FROM ${s}.scanauth_scenes WHERE scene_str = ANY($1) ORDER BY array_position($1, scene_str)`, [authorizedScenes])
     const authorizedSceneIds = await byScene('id')
     const authorizedUserIds = await byScene('user_id')
-    const raw = await rawBaselines(pool, schema, () => now)
+    const raw = await rawBaselines(pool, schema, clock.now)
 
     const rows: PostgresBenchRow[] = []
     const pair = async (operation: string, work: ConcurrentWork, baselineName: string, baseline: ConcurrentWork, target?: number) => {
@@ -145,7 +138,7 @@ export async function benchPostgres(): Promise<PostgresBenchRow[]> {
     )
     await pair(
       'counter increment (store.incrementCounter)',
-      { run: (i) => store.incrementCounter(`rl:bench:${i % COUNTER_KEYS}`, now + 60_000, now) },
+      { run: (i) => store.incrementCounter(`rl:bench:${i % COUNTER_KEYS}`, clock.now() + 60_000, clock.now()) },
       'raw upsert (INSERT … ON CONFLICT DO UPDATE SET count = count + 1 RETURNING count)',
       { run: (i) => raw.upsertCounter(`rl:bench:${i % COUNTER_KEYS}`) },
     )
@@ -159,7 +152,7 @@ export async function benchPostgres(): Promise<PostgresBenchRow[]> {
 }
 
 /** `count` pending scenes made through the service, {@link CONCURRENCY} at a time (not measured). */
-async function makeScenes(auth: ReturnType<typeof createScanAuth>, count: number): Promise<string[]> {
+async function makeScenes(auth: ScanAuth, count: number): Promise<string[]> {
   const made: string[] = []
   let next = 0
   await Promise.all(

@@ -17,9 +17,10 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { createScanAuth, MemoryStore, type NewAuthorization, type NewLedgerEntry, type ScanAuth, type Store } from '@scanauth/core'
+import { MemoryStore, type NewAuthorization, type NewLedgerEntry, type ScanAuth, type Store } from '@scanauth/core'
 import { SqliteStore } from '@scanauth/sqlite'
-import { markdownTable, measurePair, row, type BenchRow, type MeasureOptions, NO_RATE_LIMITS } from './lib'
+import { markdownTable, measurePair, row, type BenchRow, type MeasureOptions } from './lib'
+import { benchService } from './seed'
 
 const DAY = 24 * 3600 * 1000
 /** The long queue. */
@@ -40,15 +41,7 @@ interface BenchUser {
  */
 export async function benchQueueLength(storeName: string, store: Store, options: MeasureOptions = {}): Promise<BenchRow[]> {
   const measureOptions: MeasureOptions = { durationMs: 1500, warmupOps: 200, ...options }
-  let now = Date.parse('2026-03-01T00:00:00Z')
-  const auth = createScanAuth({
-    store,
-    qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
-    sessionTtlHours: 24 * 365,
-    now: () => now,
-    // Off, as in bench/sqlite.ts and bench/redis.ts: the scans here create scenes by the thousand.
-    rateLimits: NO_RATE_LIMITS,
-  })
+  const { auth, clock } = benchService(store, Date.parse('2026-03-01T00:00:00Z'))
   const run = `${Date.now().toString(36)}`
   const users: BenchUser[] = []
   for (const queue of [1, LONG_QUEUE]) {
@@ -56,12 +49,12 @@ export async function benchQueueLength(storeName: string, store: Store, options:
     const { sceneStr } = await auth.createScene({ deviceId: `queue-${queue}` })
     await auth.handleScan({ sceneStr, openid })
     await auth.grant({ openid, type: 'points', points: 1_000_000_000, source: 'bench' })
-    await seedQueue(store, openid, queue, now)
+    await seedQueue(store, openid, queue, clock.now())
     users.push({ openid, sceneStr, token: '' })
   }
   // The free trials end; the first poll activates the large points authorization (the head of the
   // queue stays pending behind it), and gives the session token.
-  now += 8 * DAY
+  clock.advance(8 * DAY)
   for (const user of users) {
     const status = await auth.getStatus(user.sceneStr)
     if (status.status !== 'authorized') throw new Error(`bench setup: ${user.openid} is ${status.status}`)

@@ -27,11 +27,11 @@
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { Redis } from 'ioredis'
-import { createScanAuth, type NewAuthorization, type NewLedgerEntry, type ScanAuth, type Store } from '@scanauth/core'
+import { type NewAuthorization, type NewLedgerEntry, type ScanAuth, type Store } from '@scanauth/core'
 import { RedisStore } from '@scanauth/redis'
 import { measureConcurrentPair, roundTripTable, type ConcurrentWork, type RoundTripRow } from './concurrent'
-import { markdownTable, measurePair as measureAlternating, row, NO_RATE_LIMITS } from './lib'
-import { seedSteadyState } from './seed'
+import { markdownTable, measurePair as measureAlternating, row } from './lib'
+import { benchService, seedSteadyState } from './seed'
 
 /** Users with an authorized scene, a session and a large points authorization. */
 const USERS = 200
@@ -96,16 +96,9 @@ export async function benchRedis(options: { memory?: (m: PendingSceneMemory) => 
   const commands = commandCounter(client)
   try {
     const store = new RedisStore({ client, keyPrefix: prefix })
-    let now = Date.now()
-    const auth = createScanAuth({
-      store,
-      qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
-      sessionTtlHours: 24 * 365,
-      now: () => now,
-      rateLimits: NO_RATE_LIMITS,
-    })
+    const { auth, clock } = benchService(store)
 
-    const { openids, authorizedScenes, tokens } = await seedSteadyState(auth, USERS, (ms) => (now += ms))
+    const { openids, authorizedScenes, tokens } = await seedSteadyState(auth, USERS, clock.advance)
 
     // Memory: a batch of pending scenes, measured two ways.
     const memoryBefore = await usedMemory(client)
@@ -178,11 +171,11 @@ export async function benchRedis(options: { memory?: (m: PendingSceneMemory) => 
     )
     await pair(
       'counter increment (store.incrementCounter)',
-      { run: (i) => store.incrementCounter(`rl:bench:${i % COUNTER_KEYS}`, now + 60_000, now) },
+      { run: (i) => store.incrementCounter(`rl:bench:${i % COUNTER_KEYS}`, clock.now() + 60_000, clock.now()) },
       'raw INCR',
       { run: (i) => client.incr(`${prefix}raw-counter:${i % COUNTER_KEYS}`) },
     )
-    rows.push(...(await queueRows(auth, store, commands, () => now)))
+    rows.push(...(await queueRows(auth, store, commands, clock.now)))
     return rows
   } finally {
     await deletePrefix(client, prefix)

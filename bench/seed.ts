@@ -4,9 +4,34 @@
  * clock moves eight days on (the trials are over) and one poll per user activates the points, so
  * every poll and consume measured afterwards runs on settled data.
  */
-import type { ScanAuth } from '@scanauth/core'
+import { createScanAuth, type ScanAuth, type Store } from '@scanauth/core'
+import { NO_RATE_LIMITS } from './lib'
 
 const DAY = 24 * 3600 * 1000
+
+/** The clock of a benchmark's service: read by the service, moved by the benchmark. */
+export interface BenchClock {
+  now(): number
+  advance(ms: number): void
+}
+
+/**
+ * The service every store benchmark drives, the same on every backend: a constant-URL QR provider
+ * (the platform is not what is measured), sessions that outlive any run, no rate limits (the
+ * benchmarks create scenes by the thousand) and a clock of the benchmark's own, from `start`.
+ */
+export function benchService(store: Store, start = Date.now()): { auth: ScanAuth; clock: BenchClock } {
+  let now = start
+  const clock: BenchClock = { now: () => now, advance: (ms) => void (now += ms) }
+  const auth = createScanAuth({
+    store,
+    qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
+    sessionTtlHours: 24 * 365,
+    now: clock.now,
+    rateLimits: NO_RATE_LIMITS,
+  })
+  return { auth, clock }
+}
 
 /** What the benches drive: the users' openids, their authorized scenes, and those scenes' session tokens. */
 export interface SteadyState {

@@ -29,11 +29,10 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { createScanAuth } from '@scanauth/core'
 import { SqliteStore } from '@scanauth/sqlite'
-import { markdownTable, measurePair, row, type BenchRow, type MeasureOptions, NO_RATE_LIMITS } from './lib'
+import { markdownTable, measurePair, row, type BenchRow, type MeasureOptions } from './lib'
 import { benchQueueLength } from './queue-length'
-import { seedSteadyState } from './seed'
+import { benchService, seedSteadyState } from './seed'
 
 const DAY = 24 * 3600 * 1000
 /** Users with an authorized scene, a session and a large points authorization. */
@@ -66,16 +65,11 @@ export async function benchSqlite(options: BenchSqliteOptions = {}): Promise<Ben
   raw.pragma('foreign_keys = ON')
   try {
     const start = Date.parse('2026-01-01T00:00:00Z')
-    let now = start
-    const auth = createScanAuth({
-      store,
-      qr: { createQr: async () => ({ url: 'https://qr.example.test/constant' }) },
-      sessionTtlHours: 24 * 365,
-      now: () => now,
-      rateLimits: NO_RATE_LIMITS,
-    })
+    const { auth, clock } = benchService(store, start)
 
-    const { openids, authorizedScenes, tokens } = await seedSteadyState(auth, USERS, (ms) => (now += ms))
+    const { openids, authorizedScenes, tokens } = await seedSteadyState(auth, USERS, clock.advance)
+    // The clock stands still from here on: the raw baselines write the same time as the service.
+    const now = clock.now()
     const pending: string[] = []
     for (let i = 0; i < PENDING; i++) pending.push((await auth.createScene({ deviceId: `pending-${i}` })).sceneStr)
 
