@@ -4,7 +4,7 @@
  * @module
  */
 import type { Response } from 'express'
-import type { HttpResponse } from '@scanauth/core'
+import { writeResponseHead, type HttpResponse } from '@scanauth/core'
 
 /**
  * Sends a handler response as it is: status, headers, the JSON body and its length. Not `res.json`:
@@ -14,15 +14,9 @@ import type { HttpResponse } from '@scanauth/core'
  * stream) gets none.
  */
 export function sendJson(res: Response, response: HttpResponse): void {
-  writeHead(res, response)
+  writeResponseHead(res, response)
   if (response.body === undefined) return void res.end()
   const body = JSON.stringify(response.body)
   res.setHeader('content-length', Buffer.byteLength(body))
   res.end(body)
-}
-
-function writeHead(res: Response, response: HttpResponse): void {
-  res.statusCode = response.status
-  const headers = response.headers ?? {}
-  for (const name of Object.keys(headers)) res.setHeader(name, headers[name] as string)
 }

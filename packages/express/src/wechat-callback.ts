@@ -24,7 +24,6 @@ export interface WechatCallbackMiddlewareOptions {
   maxBodyBytes?: number
 }
 
-
 /**
  * The WeChat callback (URL verification `GET` and event `POST`) as Express middleware. Mount it at
  * the callback path: `app.use('/wechat/callback', wechatCallbackMiddleware(callback))`.

@@ -1,6 +1,6 @@
 /**
- * For the Node framework middlewares (Express, Koa, a bare `node:http` server): writing an event
- * stream on a Node `ServerResponse`, with backpressure.
+ * For the Node framework middlewares (Express, Koa, a bare `node:http` server): writing a handler
+ * response's status and headers, and an event stream with backpressure, on a Node `ServerResponse`.
  *
  * @module
  */
@@ -18,7 +18,7 @@ import type { HttpResponse } from './types'
  * a full block.
  */
 export async function writeEventStream(res: ServerResponse, response: HttpResponse, events: AsyncIterable<string>): Promise<void> {
-  writeHead(res, response)
+  writeResponseHead(res, response)
   // No content-length: Node sends the body chunked. Flushed now, so the client sees the stream open
   // before the first event, and a proxy that holds headers back gets them.
   res.flushHeaders()
@@ -31,7 +31,8 @@ export async function writeEventStream(res: ServerResponse, response: HttpRespon
   if (!res.destroyed) res.end()
 }
 
-function writeHead(res: ServerResponse, response: HttpResponse): void {
+/** Sets a handler response's status and headers on `res` (nothing is sent yet). */
+export function writeResponseHead(res: ServerResponse, response: HttpResponse): void {
   res.statusCode = response.status
   const headers = response.headers ?? {}
   for (const name of Object.keys(headers)) res.setHeader(name, headers[name] as string)
