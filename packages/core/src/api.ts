@@ -4,6 +4,8 @@
  * @module
  */
 import type { WaitOptions } from './scene-waiters'
+import type { OrderView, PaymentOutcome, PlanView, PurchaseInput, PurchaseResult, ReconcileOptions, ReconcileResult, RefundOutcome } from './orders-api'
+import type { ProviderRefund, ProviderTransaction } from './payments'
 import type { Authorization, AuthorizationSummary, LedgerEntry, UserInfo } from './views'
 
 /** Input of {@link ScanAuth.createScene}. */
@@ -243,4 +245,45 @@ export interface ScanAuth {
   revokeSessions(user: UserSelector): Promise<number>
   /** A user with its current authorization and queue, or null. Never creates a user and never writes. */
   getUser(user: UserSelector): Promise<UserInfo | null>
+  /**
+   * The plan catalog of `payments.plans`, in its order. Empty when payments are not configured.
+   */
+  listPlans(): PlanView[]
+  /**
+   * Opens an order for a plan and answers the code to pay with (B-order-1…4). The buyer is the user
+   * a scan bound `sceneStr` to (its device then learns of the payment through the scene's status), or
+   * the user of a live `sessionToken`. An open order of the same user, plan and scene still well
+   * before its deadline is reused with a fresh code; any other open order of the user is closed at
+   * the payment service first. Throws `payments_not_configured` (404), `plan_not_found` (404),
+   * `scene_not_found` (404), `scene_not_scanned` (409), `unauthorized` (401), `purchase_in_progress`
+   * (409) or `payment_provider_failed` (502); nothing reaches the payment service before the input
+   * checks pass.
+   */
+  purchase(input: PurchaseInput): Promise<PurchaseResult>
+  /**
+   * Applies what the payment service says of an order (a verified notification, or a query): when it
+   * is paid and names our merchant, app, order, amount and currency, grants the order's plan exactly
+   * once (keyed by the order, across instances and repeated reports) and wakes the scene's device
+   * (B-order-5…7). Anything else changes nothing.
+   */
+  applyPayment(transaction: ProviderTransaction): Promise<PaymentOutcome>
+  /**
+   * Applies a refund the payment service reports: recorded once per `outRefundNo`; when the refunds
+   * reach the order's amount, the authorization the order bought is revoked (B-order-8…9).
+   */
+  applyRefund(refund: ProviderRefund): Promise<RefundOutcome>
+  /**
+   * Asks the payment service about every open order opened at least `minAgeSeconds` ago: paid ones
+   * are granted, ones past their deadline are closed there and here (B-order-10). Run it from a cron
+   * job every few minutes; it is safe to run on several instances at once.
+   */
+  reconcileOrders(options?: ReconcileOptions): Promise<ReconcileResult>
+  /** An order by its id (`out_trade_no`), or null. */
+  getOrder(orderId: string): Promise<OrderView | null>
+  /**
+   * The order a scene's device waits on: the latest open order opened for the scene whose deadline
+   * has not passed, or null. While there is one, a `need_purchase` answer is not final for the long
+   * poll and the event stream (B-order-7): they wait for the payment.
+   */
+  openOrderOfScene(sceneStr: string): Promise<OrderView | null>
 }

@@ -16,8 +16,24 @@ export const ERROR_STATUS = {
   user_not_found: 404,
   /** No authorization with that id. */
   authorization_not_found: 404,
+  /** Payments are not configured (`createScanAuth` without `payments`): there is nothing to buy. */
+  payments_not_configured: 404,
+  /** No plan with that id in the catalog. */
+  plan_not_found: 404,
+  /** No order with that id. */
+  order_not_found: 404,
   /** The path is ours but the method is not. */
   method_not_allowed: 405,
+  /**
+   * A purchase through a scene that no scan has bound to a user yet: there is no buyer. Scan first;
+   * the device learns `need_purchase` from its poll, then buys.
+   */
+  scene_not_scanned: 409,
+  /**
+   * Another purchase of the same user is being opened right now (two taps, two devices); nothing
+   * was opened by this call. Try again in a moment: the order it opens is then reused.
+   */
+  purchase_in_progress: 409,
   /** The idempotency key was already used for a call with other parameters; nothing was changed. */
   idempotency_conflict: 409,
   /**
@@ -34,6 +50,11 @@ export const ERROR_STATUS = {
    * if it ever reached a response: the server, not the client, is at fault.
    */
   invalid_options: 500,
+  /**
+   * The payment service failed or could not be reached while opening, reusing or closing an order.
+   * No second chargeable order was opened; the purchase may be repeated.
+   */
+  payment_provider_failed: 502,
   /** The messaging platform could not create the QR code. */
   qr_creation_failed: 502,
   /** Too many concurrent writers on one scene or user; nothing was changed, the call may be repeated. */

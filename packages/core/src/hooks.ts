@@ -4,6 +4,7 @@
  * @module
  */
 import type { ScanResult } from './api'
+import type { PaymentRejection } from './orders-api'
 import type { Authorization } from './views'
 
 /** A handled scan. */
@@ -22,4 +23,32 @@ export interface ScanEvent {
 export interface ActivationEvent {
   /** The authorization, as it is now. */
   authorization: Authorization
+}
+
+/** A payment granted an order's plan. */
+export interface OrderPaidEvent {
+  /** The order (`out_trade_no`). */
+  orderId: string
+  /** The buyer. */
+  userId: number
+  /** The plan bought. */
+  planId: string
+  /** The authorization granted. */
+  authorizationId: number
+  /** The payment service's transaction id. */
+  transactionId: string | null
+}
+
+/** An authentic payment or refund report that was not applied. */
+export interface PaymentRejectedEvent {
+  /** A payment or a refund. */
+  kind: 'payment' | 'refund'
+  /** The order id the report named. */
+  orderId: string
+  /** Why it was not applied. */
+  reason: PaymentRejection
+  /** The report's merchant id. */
+  mchid: string
+  /** The amount the report carried, in fen (the order total). */
+  amountFen: number
 }

@@ -30,8 +30,31 @@ export type {
 } from './api'
 export { MAX_WAIT_MS, type WaitOptions } from './scene-waiters'
 export type { ScanAuthOptions, ScanAuthHooks, RateLimitOptions } from './options'
+export type {
+  PlanGrant,
+  Plan,
+  PaymentProvider,
+  PaymentMerchant,
+  ProviderOrderRequest,
+  ProviderTransaction,
+  ProviderRefund,
+  ProviderCloseResult,
+} from './payments'
+export { MAX_ORDER_TTL_MINUTES, PLAN_ID_PATTERN, type PaymentOptions } from './payment-options'
+export type {
+  PlanView,
+  PurchaseInput,
+  PurchaseResult,
+  PaymentOutcome,
+  PaymentRejection,
+  RefundOutcome,
+  ReconcileOptions,
+  ReconcileResult,
+  OrderView,
+} from './orders-api'
+export { REUSE_MIN_REMAINING_MS, grantKeyOf } from './rules/orders'
 export type { WindowLimit } from './rules/rate-limits'
-export type { ScanEvent, ActivationEvent } from './hooks'
+export type { ScanEvent, ActivationEvent, OrderPaidEvent, PaymentRejectedEvent } from './hooks'
 export type { QrProvider, QrRequest, QrCode } from './qr'
 export type { Authorization, AuthorizationSummary, LedgerEntry, UserInfo } from './views'
 export { ScanAuthError, ERROR_STATUS, type ScanAuthErrorCode } from './errors'
@@ -72,6 +95,8 @@ export {
   type SessionSelector,
   type SceneChangeListener,
   type LedgerQuery,
+  type OrderWrite,
+  type OpenOrderQuery,
 } from './store'
 export type {
   SceneRecord,
@@ -85,6 +110,10 @@ export type {
   LedgerKind,
   LedgerEntryRecord,
   IdempotencyRecord,
+  OrderRecord,
+  OrderStatus,
+  OrderGrant,
+  OrderRefundRecord,
 } from './records'
 export { createHttpHandler } from './http/handler'
 export { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './http/types'
@@ -93,4 +122,4 @@ export { mayWait, clientGoneSignal } from './http/node-wait'
 export { writeEventStream, writeResponseHead } from './http/node-events'
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './http/fetch-handler'
 export { readFetchBody } from './http/fetch-body'
-export { SCENE_STR_PATTERN, newSceneStr, newSessionToken } from './random'
+export { SCENE_STR_PATTERN, ORDER_ID_PATTERN, newSceneStr, newSessionToken, newOrderId } from './random'

@@ -9,12 +9,14 @@ import type {
   AuthorizationRecord,
   IdempotencyRecord,
   LedgerEntryRecord,
+  OrderRecord,
   SceneRecord,
   SessionRecord,
   UserAggregate,
   UserRecord,
 } from './records'
 import { ScanAuthError } from './errors'
+import { MemoryOrders } from './memory-orders'
 import { purgeInBatches, resolvePurgeOptions, type PurgeOptions, type PurgeResult } from './purge'
 import { fifoOrder } from './rules/authorizations'
 import { mayPurge, sceneNeededUntil } from './rules/retention'
@@ -28,6 +30,8 @@ import type {
   LedgerQuery,
   LoadQuery,
   LoadResult,
+  OpenOrderQuery,
+  OrderWrite,
   SceneChangeListener,
   SessionSelector,
   Store,
@@ -48,6 +52,8 @@ export interface MemoryStoreSnapshot {
   ledger: LedgerEntryRecord[]
   /** Every idempotency record. */
   idempotency: IdempotencyRecord[]
+  /** Every order, whatever its status (optional in a snapshot of another store: its harness may leave orders out). */
+  orders?: OrderRecord[]
 }
 
 /** A user's authorizations the rules can act on, kept apart so a load never walks the retired ones. */
@@ -84,6 +90,7 @@ export class MemoryStore implements Store {
   private readonly idempotency = new Map<string, IdempotencyRecord>()
   private readonly sceneListeners = new SceneListenerSet()
   private readonly counters = new Map<string, { count: number; expiresAt: number }>()
+  private readonly orders = new MemoryOrders()
   private readonly lastId = { scene: 0, user: 0, authorization: 0, session: 0, ledger: 0 }
 
   async load(query: LoadQuery): Promise<LoadResult> {
@@ -233,6 +240,21 @@ export class MemoryStore implements Store {
     })
   }
 
+  /** The order with this `outTradeNo`, or null (see {@link Store.loadOrder}). */
+  async loadOrder(outTradeNo: string): Promise<OrderRecord | null> {
+    return this.orders.load(outTradeNo)
+  }
+
+  /** Inserts or replaces one order after checking its expectation (see {@link Store.saveOrder}). */
+  async saveOrder(write: OrderWrite): Promise<boolean> {
+    return this.orders.save(write)
+  }
+
+  /** The open orders that match, oldest first (see {@link Store.listOpenOrders}). */
+  async listOpenOrders(query: OpenOrderQuery): Promise<OrderRecord[]> {
+    return this.orders.listOpen(query)
+  }
+
   /** A copy of every record, for tests and debugging. */
   snapshot(): MemoryStoreSnapshot {
     const all = <T extends object>(values: Iterable<T>) => [...values].map((r) => ({ ...r }))
@@ -243,6 +265,7 @@ export class MemoryStore implements Store {
       sessions: all(this.sessions.values()),
       ledger: all(this.ledger),
       idempotency: all(this.idempotency.values()),
+      orders: this.orders.all(),
     }
   }
 

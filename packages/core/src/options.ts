@@ -7,7 +7,8 @@ import { z } from 'zod'
 import { ScanAuthError } from './errors'
 import type { QrProvider } from './qr'
 import type { Store } from './store'
-import type { ScanEvent, ActivationEvent } from './hooks'
+import type { ScanEvent, ActivationEvent, OrderPaidEvent, PaymentRejectedEvent } from './hooks'
+import { paymentsSchema, type PaymentOptions } from './payment-options'
 import type { WindowLimit } from './rules/rate-limits'
 
 const hasMethods = (...names: string[]) => (value: unknown) =>
@@ -52,6 +53,7 @@ const optionsSchema = z.object({
   hooks: z.custom<ScanAuthHooks>((v) => typeof v === 'object' && v !== null, { error: 'hooks must be an object' }).default(() => ({})),
   // `prefault`: an absent `rateLimits` is parsed as `{}`, so each limit gets its own default.
   rateLimits: rateLimitsSchema.prefault({}),
+  payments: paymentsSchema.optional(),
 })
 
 /** Optional callbacks for logging and metrics, called after a change is committed. */
@@ -60,6 +62,13 @@ export interface ScanAuthHooks {
   onScan?(event: ScanEvent): void
   /** An authorization became active. */
   onActivate?(event: ActivationEvent): void
+  /** A payment granted an order's plan (once per order, on the instance that applied it). */
+  onOrderPaid?(event: OrderPaidEvent): void
+  /**
+   * An authentic payment or refund report was not applied: another merchant or app, an unknown
+   * order, another amount (B-order-5). Worth an alert: it is a misconfiguration or an attempt at fraud.
+   */
+  onPaymentRejected?(event: PaymentRejectedEvent): void
   /** A hook threw; the operation itself has already succeeded. Without it, hook errors are ignored. */
   onHookError?(error: unknown): void
 }
@@ -85,6 +94,12 @@ export interface ScanAuthOptions {
    * default; each one can be set or turned off with `false`.
    */
   rateLimits?: RateLimitOptions
+  /**
+   * Selling access (docs/payments.md): the payment provider, the plan catalog and the order window.
+   * Without it, `need_purchase` is where the journey ends and the purchase routes answer 404. The
+   * store must have the order methods (every scanauth store does).
+   */
+  payments?: PaymentOptions
 }
 
 /**

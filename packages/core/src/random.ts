@@ -17,3 +17,11 @@ export function newSceneStr(): string {
 export function newSessionToken(): string {
   return randomBytes(32).toString('base64url')
 }
+
+/** The order id format (B-order-2): `SA` and 26 uppercase hexadecimal characters, inside WeChat Pay's 6–32 of `[0-9A-Za-z_\-*]`. */
+export const ORDER_ID_PATTERN = /^SA[0-9A-F]{26}$/
+
+/** A new order id (`out_trade_no`): `SA` followed by 13 random bytes in uppercase hex (28 characters). */
+export function newOrderId(): string {
+  return `SA${randomBytes(13).toString('hex').toUpperCase()}`
+}

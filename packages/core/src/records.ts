@@ -163,3 +163,67 @@ export interface IdempotencyRecord {
   /** When the first call committed. */
   createdAt: number
 }
+
+/**
+ * Status of an order (docs/behaviour.md, B-order-1…10): `open` until the payment service reports it
+ * paid (`paid`), it is closed unpaid or replaced (`closed`), or a full refund takes it back
+ * (`refunded`). Only `open` orders are ever listed by {@link OrderRecord.status}.
+ */
+export type OrderStatus = 'open' | 'paid' | 'closed' | 'refunded'
+
+/** One refund applied to an order, as the payment service reported it. */
+export interface OrderRefundRecord {
+  /** Our refund number (`out_refund_no`). */
+  outRefundNo: string
+  /** The payment service's refund id. */
+  refundId: string
+  /** Refunded by this refund, in fen. */
+  amountFen: number
+  /** When it was applied, from the service's clock. */
+  at: number
+}
+
+/** What a paid order grants: a copy of its plan's grant taken when the order was opened. */
+export type OrderGrant = { type: 'time'; days: number } | { type: 'points'; points: number }
+
+/**
+ * An order: one purchase attempt of one plan by one user, known to the payment service by its
+ * `outTradeNo`. Its own aggregate with its own version; the grant a payment makes is keyed by the
+ * order (`order:<outTradeNo>`) so that it happens exactly once however often the payment arrives.
+ */
+export interface OrderRecord {
+  /** Our order id, sent to the payment service as `out_trade_no`; `SA` + 26 characters. Unique. */
+  outTradeNo: string
+  /** The buyer. */
+  userId: number
+  /** The plan bought, by id. */
+  planId: string
+  /** The plan's description when the order was opened (sent to the payment service). */
+  description: string
+  /** The price in fen when the order was opened. */
+  amountFen: number
+  /** What the plan granted when the order was opened. */
+  grant: OrderGrant
+  /** The scene whose device waits for this payment; null for a purchase made with a session. */
+  sceneStr: string | null
+  /** Where it is in its lifecycle. */
+  status: OrderStatus
+  /** When it was opened. */
+  createdAt: number
+  /** The payment deadline sent to the payment service (`time_expire`). */
+  expiresAt: number
+  /** Last change. */
+  updatedAt: number
+  /** When the payment was applied; null until then. */
+  paidAt: number | null
+  /** The payment service's transaction id, once paid. */
+  transactionId: string | null
+  /** The authorization the payment granted, once paid. */
+  authorizationId: number | null
+  /** Refunded so far, in fen. */
+  refundedFen: number
+  /** The refunds applied, oldest first (their `outRefundNo` makes a repeated notice harmless). */
+  refunds: OrderRefundRecord[]
+  /** Bumped by every write of the order; {@link Store.saveOrder} checks it. */
+  version: number
+}

@@ -25,8 +25,12 @@ export interface WaitOptions {
 /** What the waiters need from the service. */
 export interface WaiterDeps {
   store: Pick<Store, 'watchScenes'>
-  /** The poll's answer for a scene, and the scene's deadline. */
-  readStatus(sceneStr: string): Promise<{ status: StatusResult; expiresAt: number }>
+  /**
+   * The poll's answer for a scene, the deadline at which it changes by itself (the scene's, or the
+   * open order's), and whether waiters keep waiting on it (`pending`; `need_purchase` with an open
+   * order of the scene, B-order-7).
+   */
+  readStatus(sceneStr: string): Promise<{ status: StatusResult; expiresAt: number; keepWaiting: boolean }>
   /** The service's clock. */
   now(): number
 }
@@ -83,8 +87,8 @@ export function createSceneWaiters(deps: WaiterDeps): SceneWaiters {
       try {
         do {
           scene.again = false
-          const { status, expiresAt } = await deps.readStatus(sceneStr)
-          if (status.status !== 'pending') return settleAll(scene, { ok: true, status })
+          const { status, expiresAt, keepWaiting } = await deps.readStatus(sceneStr)
+          if (!keepWaiting) return settleAll(scene, { ok: true, status })
           armExpiry(sceneStr, scene, expiresAt)
         } while (scene.again && scene.waiters.size > 0)
       } catch (error) {

@@ -23,6 +23,8 @@ import { newScene } from './rules/scene'
 import { DAY, HOUR, SECOND } from './rules/time'
 import { createSceneWaiters } from './scene-waiters'
 import { createSceneInput, parseInput, scanInput } from './validation'
+import { hasOrderMethods, type OrderContext } from './orders/context'
+import { orderMethods } from './orders'
 
 /**
  * Creates a scanauth instance over a store and a QR provider.
@@ -50,6 +52,23 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     freeTrialMs: Math.round(config.freeTrialDays * DAY),
   }
   const commitLoop = makeCommitLoop(store, config)
+  if (config.payments !== undefined && !hasOrderMethods(store)) {
+    throw new ScanAuthError('invalid_options', 'createScanAuth: store must implement loadOrder(), saveOrder() and listOpenOrders() when payments are configured')
+  }
+  const entitlements = entitlementMethods({ store, now, commitLoop })
+  const orderContext: OrderContext | null =
+    config.payments === undefined || !hasOrderMethods(store)
+      ? null
+      : {
+          store,
+          now,
+          commitLoop,
+          payments: config.payments,
+          hooks: config.hooks,
+          callHook: (call) => callHook(config, call),
+          revokeAuthorization: entitlements.revokeAuthorization,
+        }
+  const orders = orderMethods(orderContext)
   const limitScene = createSceneLimiter(store, config.rateLimits, now)
   const { statusPollsPerScene } = config.rateLimits
   const countPoll = statusPollsPerScene === false ? null : createPollCeiling(statusPollsPerScene)
@@ -88,7 +107,20 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     return { status, expiresAt: scene.expiresAt }
   }
 
-  const waiters = createSceneWaiters({ store, readStatus, now })
+  /**
+   * A poll's answer for the waiters: `need_purchase` is final unless an order opened for the scene
+   * is open and within its deadline, which the device then waits on (B-order-7). The order is read
+   * only on that answer, so a pending wait costs what it did.
+   */
+  async function readForWait(sceneStr: string): Promise<{ status: StatusResult; expiresAt: number; keepWaiting: boolean }> {
+    const read = await readStatus(sceneStr)
+    if (read.status.status === 'pending') return { ...read, keepWaiting: true }
+    if (read.status.status !== 'need_purchase' || orderContext === null) return { ...read, keepWaiting: false }
+    const order = await orders.openOrderOfScene(sceneStr)
+    return order === null ? { ...read, keepWaiting: false } : { status: read.status, expiresAt: Date.parse(order.expiresAt), keepWaiting: true }
+  }
+
+  const waiters = createSceneWaiters({ store, readStatus: readForWait, now })
 
   return {
     async createScene(input) {
@@ -151,7 +183,8 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
       })
     },
 
-    ...entitlementMethods({ store, now, commitLoop }),
+    ...entitlements,
+    ...orders,
   }
 }
 

@@ -37,6 +37,7 @@ import type {
   AuthorizationRecord,
   IdempotencyRecord,
   LedgerEntryRecord,
+  OrderRecord,
   SceneRecord,
   SessionRecord,
   UserAggregate,
@@ -254,6 +255,40 @@ export interface LedgerQuery {
   limit: number
 }
 
+/** Insert a new order (expects its `outTradeNo` to be free), or replace one (expects its version). */
+export type OrderWrite =
+  | {
+      /** Insert a new order. */
+      op: 'insert'
+      /** The order, `version` 1. */
+      order: OrderRecord
+    }
+  | {
+      /** Replace a stored order (matched by `order.outTradeNo`). */
+      op: 'update'
+      /** The order as it must be stored, its `version` already bumped. */
+      order: OrderRecord
+      /** The version the stored order must still have. */
+      expectedVersion: number
+    }
+
+/**
+ * Which `open` orders {@link Store.listOpenOrders} reads. Every field given must match (AND);
+ * the answer is ordered by `createdAt`, then `outTradeNo`, oldest first.
+ */
+export interface OpenOrderQuery {
+  /** Only this user's orders. */
+  userId?: number
+  /** Only orders opened for this scene. */
+  sceneStr?: string
+  /** Only orders with `createdAt <= createdAtOrBefore`. */
+  createdAtOrBefore?: number
+  /** Only orders after this one in the order above (a page's last order): the next page. */
+  after?: { createdAt: number; outTradeNo: string }
+  /** At most this many (1–1000). */
+  limit: number
+}
+
 /**
  * A storage backend for scanauth. Implementations: `MemoryStore` (here), `SqliteStore`
  * (`@scanauth/sqlite`), `RedisStore` (`@scanauth/redis`).
@@ -319,6 +354,22 @@ export interface Store {
    * leave it out until it needs housekeeping.
    */
   purgeExpired?(options: PurgeOptions): Promise<PurgeResult>
+  /**
+   * The order with this `outTradeNo`, or null. Part of the order methods (`loadOrder`,
+   * `saveOrder`, `listOpenOrders`): every scanauth store has all three; `createScanAuth` asks for
+   * them only when `payments` is configured, so a store of your own may leave them out until then.
+   * Orders are never deleted (they are the record of money taken).
+   */
+  loadOrder?(outTradeNo: string): Promise<OrderRecord | null>
+  /**
+   * Writes one order atomically with respect to every other `saveOrder` on the same backing data:
+   * an `insert` expects no order with its `outTradeNo`, an `update` expects the stored version to
+   * equal `expectedVersion`. Answers true when written, false when the expectation failed (nothing
+   * written). The order is stored exactly as given, `refunds` included.
+   */
+  saveOrder?(write: OrderWrite): Promise<boolean>
+  /** The `open` orders that match {@link OpenOrderQuery}, oldest first, at most `limit`. */
+  listOpenOrders?(query: OpenOrderQuery): Promise<OrderRecord[]>
   /** Releases what the store itself opened. Optional; never closes a client the application passed in. */
   close?(): Promise<void>
 }

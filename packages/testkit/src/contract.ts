@@ -10,6 +10,7 @@ import { authorizationSuite } from './suites/authorizations'
 import { concurrencySuite } from './suites/concurrency'
 import { idempotencySuite } from './suites/idempotency'
 import { ledgerSuite } from './suites/ledger'
+import { orderSuite } from './suites/orders'
 import { purgeSuite } from './suites/purge'
 import { revocationSuite } from './suites/revocation'
 import { scanSuite } from './suites/scan'
@@ -18,6 +19,7 @@ import { sessionSuite } from './suites/sessions'
 import { storeApiSuite } from './suites/store-api'
 import { storeCounterApiSuite } from './suites/store-api-counters'
 import { storeEntitlementApiSuite } from './suites/store-api-entitlements'
+import { storeOrderApiSuite } from './suites/store-api-orders'
 import { unicodeSuite } from './suites/unicode'
 import { userSuite } from './suites/users'
 import { watchSuite } from './suites/watch'
@@ -43,6 +45,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     storeApiSuite(get)
     storeEntitlementApiSuite(get)
     storeCounterApiSuite(get)
+    storeOrderApiSuite(get)
     sceneSuite(get)
     scanSuite(get)
     authorizationSuite(get)
@@ -53,6 +56,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     userSuite(get)
     watchSuite(get)
     purgeSuite(get)
+    orderSuite(get)
     unicodeSuite(get)
     concurrencySuite(get)
   })

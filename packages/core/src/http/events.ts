@@ -33,7 +33,7 @@ export const ERROR_EVENT = `event: error\ndata: ${JSON.stringify({ detail: 'Inte
 
 /** What {@link statusEvents} needs. */
 export interface StatusEventsInput {
-  auth: Pick<ScanAuth, 'waitForStatus'>
+  auth: Pick<ScanAuth, 'waitForStatus' | 'openOrderOfScene'>
   sceneStr: string
   /** The answer read before the stream started (so that an unknown scene is a plain 404). */
   first: StatusResult
@@ -46,7 +46,17 @@ export interface StatusEventsInput {
 }
 
 /**
- * The chunks of the stream. It ends after a final status (anything but `pending`), when `signal`
+ * Whether the stream goes on after `status`: while pending, and while `need_purchase` has an open
+ * order of the scene that the device waits to see paid (B-order-7).
+ */
+async function goesOn(auth: StatusEventsInput['auth'], sceneStr: string, status: StatusResult): Promise<boolean> {
+  if (status.status === 'pending') return true
+  return status.status === 'need_purchase' && (await auth.openOrderOfScene(sceneStr)) !== null
+}
+
+/**
+ * The chunks of the stream. It ends after a final status (anything but `pending`, and
+ * `need_purchase` once no open order of the scene is waited on), when `signal`
  * aborts (nothing more is read), or after an `error` event. One wait serves the whole stream (it is
  * renewed only after {@link MAX_WAIT_MS}), and heartbeats come from a timer beside it, so an idle
  * stream costs the store about two reads per ten minutes, not two per heartbeat.
@@ -56,7 +66,15 @@ export async function* statusEvents(input: StatusEventsInput): AsyncGenerator<st
   yield statusEvent(input.first, input.purchaseUrl)
   let current = input.first
   let change: Promise<StatusResult> | null = null
-  while (current.status === 'pending' && !isAborted(signal)) {
+  let more: boolean
+  try {
+    more = await goesOn(auth, sceneStr, current)
+  } catch (error) {
+    input.onError?.(error)
+    yield ERROR_EVENT
+    return
+  }
+  while (more && !isAborted(signal)) {
     change ??= auth.waitForStatus(sceneStr, { timeoutMs: MAX_WAIT_MS, signal })
     let next: StatusResult | typeof HEARTBEAT_DUE
     try {
@@ -72,10 +90,22 @@ export async function* statusEvents(input: StatusEventsInput): AsyncGenerator<st
       yield HEARTBEAT
       continue
     }
-    // A wait that ran out answers pending: start another; anything else is the final event.
+    // A wait that ran out answers what the device has already been told: start another. A change
+    // is sent; it ends the stream unless the device still waits on it (an order opened meanwhile).
     change = null
-    if (next.status !== 'pending') yield statusEvent(next, input.purchaseUrl)
-    current = next
+    if (next.status !== current.status) {
+      yield statusEvent(next, input.purchaseUrl)
+      current = next
+    } else if (current.status === 'pending') continue
+    // A change, or a wait on an order that ended without one (the order's deadline passed): ask again.
+    try {
+      more = await goesOn(auth, sceneStr, current)
+    } catch (error) {
+      if (isAborted(signal)) return
+      input.onError?.(error)
+      yield ERROR_EVENT
+      return
+    }
   }
 }
 

@@ -10,6 +10,9 @@
  * - `GET session` with `Authorization: Bearer <token>` → `{user_id, device_id, expires_at, authorization}`; 401.
  * - `POST consume` `{points?}` with the Bearer token → `{status, authorization?}`; 401.
  * - `POST logout` with the Bearer token → 204, the session ended; 401 for an unknown or ended one.
+ * - `GET plans` → `[{id, description, amount_fen, grant}]`, the catalog (empty without payments).
+ * - `POST purchase` `{scene, plan}`, or `{plan}` with the Bearer token → `{order_id, code_url, amount_fen,
+ *   expires_at}`; 404 unknown plan or scene, 409 a scene not scanned yet, 502 when the payment service fails.
  *
  * Errors answer `{detail}` with the status of their `ScanAuthError` code; malformed input is 400, a
  * wrong method on one of these paths 405, a rate limit 429 with `Retry-After` (B-rate-1, B-rate-9).
@@ -21,7 +24,7 @@ import { ScanAuthError } from '../errors'
 import { bearerToken, jsonObjectBody, queryValue } from './request'
 import { DEFAULT_HEARTBEAT_MS, EVENT_STREAM_HEADERS, statusEvents } from './events'
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './types'
-import { consumeBody, createSceneBody, errorBody, sessionBody, statusBody } from './wire'
+import { consumeBody, createSceneBody, errorBody, plansBody, purchaseBody, sessionBody, statusBody } from './wire'
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
 
@@ -115,6 +118,23 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
         throw new ScanAuthError('unauthorized', 'Session is unknown or has expired')
       }
       return NO_CONTENT
+    },
+  },
+  '/plans': {
+    method: 'GET',
+    run: async (_request, { auth }) => plansBody(auth.listPlans()),
+  },
+  '/purchase': {
+    method: 'POST',
+    run: async (request, { auth, maxBodyBytes }) => {
+      const body = jsonObjectBody(request, maxBodyBytes)
+      if (typeof body.plan !== 'string' || body.plan === '') throw new ScanAuthError('invalid_request', 'plan is required (a plan id from GET plans)')
+      // The need_purchase device holds no usable session: it names its scene. Anyone else presents a session.
+      if (body.scene !== undefined) {
+        if (typeof body.scene !== 'string' || body.scene === '') throw new ScanAuthError('invalid_request', 'scene must be a scene_str')
+        return purchaseBody(await auth.purchase({ sceneStr: body.scene, plan: body.plan }))
+      }
+      return purchaseBody(await auth.purchase({ sessionToken: requireBearer(request), plan: body.plan }))
     },
   },
   '/consume': {

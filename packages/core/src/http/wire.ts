@@ -2,6 +2,7 @@
  * The wire bodies: the snake_case JSON of docs/behaviour.md (wire shapes and errors), built from the library's camelCase results.
  */
 import type { ConsumeResult, CreateSceneResult, SessionInfo, StatusResult } from '../api'
+import type { PlanView, PurchaseResult } from '../orders-api'
 import type { AuthorizationSummary } from '../views'
 
 /** Authorization summary (docs/behaviour.md, B-wire-1). */
@@ -52,4 +53,14 @@ export function consumeBody(r: ConsumeResult, purchaseUrl?: string) {
 /** Every error: `{detail}`. */
 export function errorBody(detail: string) {
   return { detail }
+}
+
+/** GET plans, 200: the catalog in its order (docs/behaviour.md, B-order-1). Amounts in fen. */
+export function plansBody(plans: readonly PlanView[]) {
+  return plans.map((p) => ({ id: p.id, description: p.description, amount_fen: p.amountFen, grant: { ...p.grant } }))
+}
+
+/** POST purchase, 200: the order and the code to pay with (B-order-2). */
+export function purchaseBody(r: PurchaseResult) {
+  return { order_id: r.orderId, code_url: r.codeUrl, amount_fen: r.amountFen, expires_at: r.expiresAt }
 }

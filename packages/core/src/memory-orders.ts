@@ -1,0 +1,60 @@
+/**
+ * The orders of a `MemoryStore`: a map by `outTradeNo`, searched by walking the open ones. A memory
+ * store serves one process with few open orders at a time, so a walk is cheaper than indexes kept
+ * in step; SQLite, Redis and PostgreSQL index them.
+ *
+ * @module
+ */
+import type { OrderRecord } from './records'
+import type { OpenOrderQuery, OrderWrite } from './store'
+
+/** Deep copy, so that no caller holds the stored record (its `refunds` and `grant` included). */
+function copyOrder(order: OrderRecord): OrderRecord {
+  return { ...order, grant: { ...order.grant }, refunds: order.refunds.map((r) => ({ ...r })) }
+}
+
+/** Oldest first: by `createdAt`, then `outTradeNo` (the order {@link OpenOrderQuery} promises). */
+function orderOfOrders(a: { createdAt: number; outTradeNo: string }, b: { createdAt: number; outTradeNo: string }): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt - b.createdAt
+  return a.outTradeNo < b.outTradeNo ? -1 : a.outTradeNo > b.outTradeNo ? 1 : 0
+}
+
+/** The order part of the Store contract over maps (see `Store.loadOrder`, `saveOrder`, `listOpenOrders`). */
+export class MemoryOrders {
+  private readonly orders = new Map<string, OrderRecord>()
+  /** The `outTradeNo`s of open orders, so a listing never walks the paid and closed ones. */
+  private readonly open = new Set<string>()
+
+  load(outTradeNo: string): OrderRecord | null {
+    const order = this.orders.get(outTradeNo)
+    return order === undefined ? null : copyOrder(order)
+  }
+
+  save(write: OrderWrite): boolean {
+    const stored = this.orders.get(write.order.outTradeNo)
+    if (write.op === 'insert' ? stored !== undefined : stored?.version !== write.expectedVersion) return false
+    const order = copyOrder(write.order)
+    this.orders.set(order.outTradeNo, order)
+    if (order.status === 'open') this.open.add(order.outTradeNo)
+    else this.open.delete(order.outTradeNo)
+    return true
+  }
+
+  listOpen(query: OpenOrderQuery): OrderRecord[] {
+    const found: OrderRecord[] = []
+    for (const no of this.open) {
+      const order = this.orders.get(no) as OrderRecord
+      if (query.userId !== undefined && order.userId !== query.userId) continue
+      if (query.sceneStr !== undefined && order.sceneStr !== query.sceneStr) continue
+      if (query.createdAtOrBefore !== undefined && order.createdAt > query.createdAtOrBefore) continue
+      if (query.after !== undefined && orderOfOrders(order, query.after) <= 0) continue
+      found.push(order)
+    }
+    return found.sort(orderOfOrders).slice(0, query.limit).map(copyOrder)
+  }
+
+  /** Every order, for snapshots. */
+  all(): OrderRecord[] {
+    return [...this.orders.values()].map(copyOrder)
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Opening an order (docs/behaviour.md, B-order-2…4): find the buyer, reuse the open order of the
+ * same plan and scene or close the user's other open orders at the payment service, then open a new
+ * one and ask the service for its code. Nothing reaches the service before the input checks pass.
+ *
+ * @module
+ */
+import type { PurchaseInput, PurchaseResult } from '../orders-api'
+import type { Plan, ProviderCloseResult, ProviderTransaction } from '../payments'
+import { ScanAuthError } from '../errors'
+import { isLiveSession } from '../operations/session'
+import { newOrderId, SCENE_STR_PATTERN } from '../random'
+import type { OrderRecord } from '../records'
+import { isClosedState, isPaidState, markClosed, mayReuse, openOrder } from '../rules/orders'
+import { SECOND } from '../rules/time'
+import { parseInput } from '../validation'
+import { iso } from '../views'
+import { updateOrder, type OrderContext } from './context'
+import { isPlanId, purchaseInput } from './validation'
+
+/** How long the per-user purchase lock holds when its holder dies before releasing it. */
+const PURCHASE_LOCK_MS = 30_000
+
+/** The most open orders of one user a purchase looks at (normally one; a few after races or failures). */
+const MAX_OPEN_ORDERS_PER_USER = 100
+
+/** The operation that opens orders. `applyPayment` settles an order found paid while closing it. */
+export function purchaseMethod(ctx: OrderContext, applyPayment: (report: ProviderTransaction) => Promise<unknown>) {
+  const { store, now, payments } = ctx
+  const { provider } = payments
+
+  /** The buyer's user id: the user a scan bound the scene to, or the user of a live session. */
+  async function buyerOf(input: { sceneStr?: string; sessionToken?: string }): Promise<{ userId: number; sceneStr: string | null }> {
+    if (input.sceneStr !== undefined) {
+      if (!SCENE_STR_PATTERN.test(input.sceneStr)) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
+      const { scene } = await store.load({ sceneStr: input.sceneStr })
+      if (scene === null) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
+      if (scene.status !== 'authorized' || scene.userId === null) {
+        throw new ScanAuthError('scene_not_scanned', 'No scan has bound this scene to a user yet; scan the code first')
+      }
+      return { userId: scene.userId, sceneStr: scene.sceneStr }
+    }
+    const { session } = await store.load({ sessionToken: input.sessionToken })
+    if (!isLiveSession(session, now())) throw new ScanAuthError('unauthorized', 'Session is unknown or has expired')
+    return { userId: session.userId, sceneStr: null }
+  }
+
+  /** Asks the provider, turning its failure into `payment_provider_failed` (502) with the reason. */
+  async function askProvider<T>(what: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call()
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error)
+      throw new ScanAuthError('payment_provider_failed', `The payment service failed to ${what}: ${reason}`, { cause: error })
+    }
+  }
+
+  /**
+   * Closes an open order that this purchase replaces (B-order-4), at the service first and then
+   * here, so that the payer can never pay two codes. One found paid meanwhile is applied instead.
+   */
+  async function closeReplaced(order: OrderRecord): Promise<void> {
+    let closed: ProviderCloseResult
+    try {
+      closed = await provider.closeOrder(order.outTradeNo)
+    } catch (error) {
+      closed = await afterFailedClose(order, error)
+    }
+    if (closed === 'paid') {
+      const report = await askProvider('query a paid order', () => provider.queryOrder(order.outTradeNo))
+      if (report !== null && isPaidState(report.tradeState)) await applyPayment(report)
+      return
+    }
+    await updateOrder(store, order.outTradeNo, (current) => (current.status === 'open' ? markClosed(current, now()) : null))
+  }
+
+  /**
+   * A close the service refused: an order whose opening never reached it (unknown there) or that it
+   * closed already needs no closing, and one it reports paid is applied; any other refusal blocks
+   * the new order, so that two codes of one user are never payable at once (B-order-4).
+   */
+  async function afterFailedClose(order: OrderRecord, error: unknown): Promise<ProviderCloseResult> {
+    const known = await askProvider('query a replaced order', () => provider.queryOrder(order.outTradeNo))
+    if (known === null || isClosedState(known.tradeState)) return 'closed'
+    if (isPaidState(known.tradeState)) return 'paid'
+    return askProvider('close a replaced order', () => Promise.reject(error))
+  }
+
+  /** Asks the service for the order's code: the first time it opens it, later a fresh code for it. */
+  async function codeFor(order: OrderRecord): Promise<PurchaseResult> {
+    const request = { outTradeNo: order.outTradeNo, description: order.description, amountFen: order.amountFen, expiresAt: order.expiresAt }
+    const { codeUrl } = await askProvider('open the order', () => provider.createNativeOrder(request))
+    return { orderId: order.outTradeNo, codeUrl, amountFen: order.amountFen, expiresAt: iso(order.expiresAt) }
+  }
+
+  async function openOrReuse(plan: Plan, buyer: { userId: number; sceneStr: string | null }): Promise<PurchaseResult> {
+    const open = await store.listOpenOrders({ userId: buyer.userId, limit: MAX_OPEN_ORDERS_PER_USER })
+    let reuse: OrderRecord | null = null
+    for (const order of open) {
+      if (reuse === null && mayReuse(order, plan, buyer.sceneStr, now())) reuse = order
+      else await closeReplaced(order)
+    }
+    if (reuse !== null) return codeFor(reuse)
+    const order = openOrder({ outTradeNo: newOrderId(), userId: buyer.userId, plan, sceneStr: buyer.sceneStr, now: now(), ttlMs: payments.orderTtlMinutes * 60 * SECOND })
+    // Stored before the service hears of it: whatever happens next, the order is known here, so a
+    // payment of it is never refused as unknown and the reconciler can settle it (B-order-10).
+    if (!(await store.saveOrder({ op: 'insert', order }))) throw new ScanAuthError('conflict', 'order id collision, try again')
+    return codeFor(order)
+  }
+
+  return async function purchase(input: PurchaseInput): Promise<PurchaseResult> {
+    const { sceneStr, sessionToken, plan: planId } = parseInput(purchaseInput, input)
+    const plan = isPlanId(planId) ? payments.plans.find((p) => p.id === planId) : undefined
+    if (plan === undefined) throw new ScanAuthError('plan_not_found', `No plan with id ${JSON.stringify(planId)}`)
+    const buyer = await buyerOf({ sceneStr, sessionToken })
+    // One purchase per user at a time: two taps must not open two chargeable orders (B-order-3).
+    const lock = `purchase:${buyer.userId}`
+    const at = now()
+    if ((await store.incrementCounter(lock, at + PURCHASE_LOCK_MS, at)) > 1) {
+      throw new ScanAuthError('purchase_in_progress', 'Another purchase of this user is being opened; try again in a moment')
+    }
+    try {
+      return await openOrReuse(plan, buyer)
+    } finally {
+      await store.deleteCounter(lock)
+    }
+  }
+}
