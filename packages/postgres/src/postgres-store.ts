@@ -5,13 +5,12 @@
  * `scanauth_commit` function, one statement and so one transaction, with every expectation checked
  * inside it before any write (`commit-function.ts`), followed, when it wrote a scene, by a
  * `pg_notify` the commit does not wait for (`scene-notifier.ts`); `listLedger`, `endSessions`,
- * `incrementCounter` and `deleteCounter` are one statement each; a purge batch is two
- * (`purge.ts`). Every statement is a named prepared statement, parsed once per pooled connection.
+ * `incrementCounter`, `deleteCounter` and the three order methods (`orders.ts`) are one statement
+ * each; a purge batch is two (`purge.ts`). Every statement is a named prepared statement, parsed once per pooled connection.
  *
  * @module
  */
-import pg from 'pg'
-import type { Pool, QueryConfig } from 'pg'
+import type { Pool } from 'pg'
 import {
   purgeInBatches,
   resolvePurgeOptions,
@@ -32,20 +31,12 @@ import { INVALID_CHANGE_SET_SQLSTATE } from './commit-function'
 import { PostgresStoreError } from './errors'
 import { LoadStatements } from './load-statement'
 import { resolveStoreOptions, type PostgresStoreOptions } from './options'
-import { LEDGER_COLUMNS, toAuthorization, toIdempotency, toLedgerEntry, toScene, toSession, toUserAggregate, type LedgerRow } from './rows'
+import { OrderStatements, type OpenOrderQuery, type OrderRecord, type OrderWrite } from './orders'
+import { LEDGER_COLUMNS, NUMBERS, toAuthorization, toIdempotency, toLedgerEntry, toScene, toSession, toUserAggregate, type LedgerRow } from './rows'
 import { PurgeStatements } from './purge'
 import { SceneListener } from './scene-listener'
 import { sceneChannel, SceneNotifier } from './scene-notifier'
 import { migrate, quoteIdentifier, type MigrationOutcome } from './schema'
-
-/**
- * Type parsers for our statements: `bigint` columns (ids, versions, points, counts) as JavaScript
- * numbers. node-postgres reads int8 as a string by default, since it may exceed 2^53; ours never do.
- */
-const NUMBERS: QueryConfig['types'] = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format ?? 'text')) as NonNullable<QueryConfig['types']>['getTypeParser'],
-}
 
 /** Which conflict a unique violation of one of our constraints means (a concurrent commit inserted the same key). */
 const CONFLICT_BY_CONSTRAINT: Record<string, 'scene' | 'user' | 'idempotency'> = {
@@ -90,6 +81,7 @@ export class PostgresStore implements Store {
   private readonly listener: SceneListener
   private readonly notifier: SceneNotifier
   private readonly purges: PurgeStatements
+  private readonly orders: OrderStatements
   private migrated = false
 
   /**
@@ -107,6 +99,7 @@ export class PostgresStore implements Store {
     this.listener = new SceneListener(this.pool, sceneChannel(config.schema))
     this.notifier = new SceneNotifier(this.pool, sceneChannel(config.schema), `scanauth_${this.tag}_notify`)
     this.purges = new PurgeStatements(this.s, this.tag)
+    this.orders = new OrderStatements(this.s, this.tag)
   }
 
   /**
@@ -248,11 +241,33 @@ export class PostgresStore implements Store {
     await this.pool.query({ name: `scanauth_${this.tag}_delete_counter`, text: `DELETE FROM ${this.s}.scanauth_counters WHERE key = $1`, values: [key] })
   }
 
+  /** The order with this `outTradeNo`, or null: one select by primary key of scanauth_orders. */
+  async loadOrder(outTradeNo: string): Promise<OrderRecord | null> {
+    this.assertMigrated()
+    return this.orders.load(this.pool, outTradeNo)
+  }
+
+  /**
+   * Inserts an order whose `outTradeNo` is free (`INSERT … ON CONFLICT DO NOTHING`), or replaces
+   * one still at `expectedVersion` (`UPDATE … WHERE version = …`): one statement, atomic against
+   * every process. True when written, false when the expectation failed (nothing written).
+   */
+  async saveOrder(write: OrderWrite): Promise<boolean> {
+    this.assertMigrated()
+    return this.orders.save(this.pool, write)
+  }
+
+  /** The `open` orders that match, oldest first, at most `limit`: one select on an index in that order. */
+  async listOpenOrders(query: OpenOrderQuery): Promise<OrderRecord[]> {
+    this.assertMigrated()
+    return this.orders.listOpen(this.pool, query)
+  }
+
   /**
    * Deletes what is no longer needed at `now` (pass your service's clock), by core's one retention
    * rule (docs/behaviour.md, D-retention): a scene once it and its latest session have expired,
    * sessions and counters once expired, each kept `retentionMs` longer. Users, authorizations,
-   * ledger entries and idempotency keys are never deleted. Each batch is two statements (the scene
+   * ledger entries, idempotency keys and orders are never deleted. Each batch is two statements (the scene
    * candidates, then one DELETE of up to `batchSize` rows per table; `purge.ts` says why that is
    * safe against concurrent commits), with a turn of the event loop between batches.
    *

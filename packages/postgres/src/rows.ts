@@ -6,6 +6,8 @@
  *
  * @module
  */
+import pg from 'pg'
+import type { QueryConfig } from 'pg'
 import type {
   AuthorizationRecord,
   AuthorizationStatus,
@@ -18,6 +20,16 @@ import type {
   SessionRecord,
   UserAggregate,
 } from '@scanauth/core'
+
+/**
+ * Type parsers for our statements: `bigint` columns (ids, versions, points, counts, fen) as
+ * JavaScript numbers. node-postgres reads int8 as a string by default, since it may exceed 2^53;
+ * ours never do.
+ */
+export const NUMBERS: QueryConfig['types'] = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format ?? 'text')) as NonNullable<QueryConfig['types']>['getTypeParser'],
+}
 
 /** Scene columns of table alias `x`, in the order of {@link SceneRow}. */
 export const sceneColumns = (x: string) =>

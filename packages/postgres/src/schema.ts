@@ -130,6 +130,57 @@ export const MIGRATIONS: readonly Migration[] = [
       ${commitFunctionSql(s)}
     `,
   },
+  {
+    version: 2,
+    name: 'orders',
+    // Store.loadOrder / saveOrder / listOpenOrders (orders.ts): an order is its own aggregate,
+    // written one statement at a time, never inside scanauth_commit. Never purged: an order is the
+    // record of money taken.
+    //
+    // Fen amounts are bigint (up to Number.MAX_SAFE_INTEGER; the store's type parser reads them
+    // back as numbers), times double precision like every other time here. The grant is columns,
+    // not JSON: one of two fixed shapes, kept to them by the CHECK and readable in plain SQL; days
+    // are double precision (a plan may grant half a day), points bigint, the other one NULL. The
+    // refunds are one jsonb array: a list of any length that is only ever read and replaced whole
+    // with its order (saveOrder stores the order as given), so a child table would turn every
+    // write into a diff of rows for nothing. user_id is not a foreign key: the order is written
+    // outside the commit that may insert its user. out_trade_no and scene_str are COLLATE "C",
+    // like every looked-up string: byte order is also the order listOpenOrders promises (that of
+    // JavaScript's \`<\` on the ASCII of an outTradeNo), whatever the database's locale.
+    //
+    // The three listing indexes end in (status, created_at, out_trade_no), so the open orders of
+    // all, of one user or of one scene are one range each, already in listOpenOrders' order, and
+    // the row-value cursor is an index condition of that range.
+    sql: (s) => `
+      CREATE TABLE ${s}.scanauth_orders (
+        out_trade_no     text COLLATE "C" PRIMARY KEY,
+        user_id          bigint NOT NULL,
+        plan_id          text NOT NULL,
+        description      text NOT NULL,
+        amount_fen       bigint NOT NULL,
+        grant_type       text NOT NULL,
+        grant_days       double precision,
+        grant_points     bigint,
+        scene_str        text COLLATE "C",
+        status           text NOT NULL CHECK (status IN ('open', 'paid', 'closed', 'refunded')),
+        created_at       double precision NOT NULL,
+        expires_at       double precision NOT NULL,
+        updated_at       double precision NOT NULL,
+        paid_at          double precision,
+        transaction_id   text,
+        authorization_id bigint,
+        refunded_fen     bigint NOT NULL,
+        refunds          jsonb NOT NULL CHECK (jsonb_typeof(refunds) = 'array'),
+        version          bigint NOT NULL,
+        CONSTRAINT scanauth_orders_grant_check CHECK (
+          (grant_type = 'time' AND grant_days IS NOT NULL AND grant_points IS NULL)
+          OR (grant_type = 'points' AND grant_points IS NOT NULL AND grant_days IS NULL))
+      );
+      CREATE INDEX scanauth_orders_open ON ${s}.scanauth_orders (status, created_at, out_trade_no);
+      CREATE INDEX scanauth_orders_by_user ON ${s}.scanauth_orders (user_id, status, created_at, out_trade_no);
+      CREATE INDEX scanauth_orders_by_scene ON ${s}.scanauth_orders (scene_str, status, created_at, out_trade_no);
+    `,
+  },
 ]
 
 /** The schema version this release writes and reads. */

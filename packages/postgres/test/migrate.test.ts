@@ -41,6 +41,7 @@ describe('PostgresStore.migrate', () => {
       'scanauth_counters',
       'scanauth_idempotency',
       'scanauth_ledger',
+      'scanauth_orders',
       'scanauth_scenes',
       'scanauth_schema_migrations',
       'scanauth_sessions',
@@ -96,6 +97,8 @@ describe('PostgresStore.migrate', () => {
       () => store.incrementCounter('k', 2, 1),
       () => store.deleteCounter('k'),
       () => store.watchScenes(() => undefined),
+      () => store.loadOrder('SA1'),
+      () => store.listOpenOrders({ limit: 1 }),
     ]
     for (const call of calls) {
       let error: unknown

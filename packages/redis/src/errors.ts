@@ -14,6 +14,12 @@ export type RedisStoreErrorCode =
   /** A change set broke the Store contract (a bug in the caller, never a race); nothing was sent. */
   | 'invalid_change_set'
   /**
+   * An order given to `saveOrder` cannot be stored faithfully: a number that is not finite, a
+   * `createdAt` that is not a safe integer ≥ 0 (the open-order indexes sort it as 16 digits), or a
+   * field of the wrong type. A bug in the caller; nothing was sent.
+   */
+  | 'invalid_order'
+  /**
    * A key under the store's prefix holds a value this store did not write (another program, an
    * older format, a hand edit). The message names the kind of record and quotes the value's start.
    */

@@ -17,9 +17,19 @@
  * | `<p>t:<token>`            | string | a session                                             |
  * | `<p>us:<userId>`          | zset   | tokens of the user's sessions, score expiresAt (for `endSessions`) |
  * | `<p>ls:<sceneId>`         | string | the token of the scene's latest session               |
- * | `<p>r:<commitId>`         | string | a commit's receipt (its reply), so a resent commit is not applied twice |
+ * | `<p>r:<commitId>`         | string | a commit's receipt (its reply; `1` for an order write), so a resent commit is not applied twice |
  * | `<p>scenes`               | channel | not a key: the commit script publishes the `scene_str` of every scene it writes |
  * | `<p>c:<key>`              | string | a counter (`Store.incrementCounter`): `count\|expiresAt`, TTL `expiresAt − now` from its start |
+ * | `<p>od:<outTradeNo>`      | hash   | an order, one field per record field (`codec-orders.ts`); never expires, never deleted |
+ * | `<p>oo`                   | zset   | every `open` order: score 0, member {@link orderMember} (createdAt zero-padded to 16 digits, `:`, outTradeNo) |
+ * | `<p>ou:<userId>`          | zset   | the user's `open` orders, members as in `<p>oo`                 |
+ * | `<p>os:<sceneStr>`        | zset   | the `open` orders opened for the scene, members as in `<p>oo`   |
+ *
+ * The three open-order indexes hold the same members (all score 0, so they sort bytewise and are
+ * read with `ZRANGE … BYLEX`): a member sorts exactly as `listOpenOrders` must answer, by createdAt
+ * then outTradeNo, so a page's cursor is one exclusive lex bound. The save-order script keeps them
+ * in step with each order's status (`scripts/save-order.ts`); an index that empties is removed by
+ * Redis itself.
  *
  * A user load reads the user, its active set and the head of its queue (`ZRANGE 0 0`), then those
  * records from `<p>a` (`HMGET`): the same few commands however long the queue or the history is.
@@ -41,6 +51,16 @@ export const LAYOUT_VERSION = '2'
  */
 export function queueMember(id: number | string): string {
   return String(id).padStart(16, '0')
+}
+
+/**
+ * The member of an open order in the open-order indexes: its createdAt zero-padded to 16 digits,
+ * `:`, its outTradeNo. Fixed-width digits make bytewise order numeric order for every createdAt
+ * the store accepts (a safe integer ≥ 0, `codec-orders.ts`), and equal times then sort by
+ * outTradeNo, bytewise. The save-order script builds the same string from the stored `createdAt`.
+ */
+export function orderMember(createdAt: number, outTradeNo: string): string {
+  return `${String(createdAt).padStart(16, '0')}:${outTradeNo}`
 }
 
 /** The default key prefix. `{sa}` is a Redis Cluster hash tag: every key lands in one hash slot. */
@@ -148,6 +168,29 @@ export class Keys {
    */
   counter(key: string): string {
     return `${this.prefix}c:${key}`
+  }
+
+  /** An order, by its outTradeNo (hash: one field per record field; never expires). */
+  order(outTradeNo: string): string {
+    return `${this.prefix}od:${outTradeNo}`
+  }
+
+  /** Every `open` order (zset: score 0, member {@link orderMember}). */
+  get openOrders(): string {
+    return `${this.prefix}oo`
+  }
+
+  /** The user's `open` orders (zset: score 0, member {@link orderMember}). */
+  userOpenOrders(userId: number | string): string {
+    return `${this.prefix}ou:${userId}`
+  }
+
+  /**
+   * The `open` orders opened for a scene (zset: score 0, member {@link orderMember}). Like a
+   * counter key, a `{` or `}` in the scene_str cannot move it out of the prefix's slot.
+   */
+  sceneOpenOrders(sceneStr: string): string {
+    return `${this.prefix}os:${sceneStr}`
   }
 
   /** A SCAN `MATCH` pattern for every key under the prefix (glob characters in the prefix escaped). */

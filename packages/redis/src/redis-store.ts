@@ -10,6 +10,9 @@
  *   run (`scripts/counter.ts`), `deleteCounter` one DEL.
  * - Scenes and sessions expire by relative TTLs derived from their own times (`expiry.ts`); users,
  *   authorizations, ledger entries and idempotency records never expire.
+ * - Orders (`loadOrder`, `saveOrder`, `listOpenOrders`) are their own aggregate, one round trip
+ *   each (`orders.ts`): an order is a hash that never expires, kept with three open-order indexes
+ *   by one script.
  * - `watchScenes` listens to what the commit script publishes, on one subscriber connection held
  *   only while someone listens (`scene-subscription.ts`).
  *
@@ -25,6 +28,9 @@ import {
   type LedgerQuery,
   type LoadQuery,
   type LoadResult,
+  type OpenOrderQuery,
+  type OrderRecord,
+  type OrderWrite,
   type PurgeOptions,
   type PurgeResult,
   type SceneChangeListener,
@@ -46,6 +52,7 @@ import { COUNTER_SCRIPT } from './scripts/counter'
 import { END_SESSIONS_SCRIPT } from './scripts/end-sessions'
 import { LOAD_SCRIPT } from './scripts/load'
 import { LuaScript, type ScriptClient } from './scripts/lua-script'
+import { RedisOrders, type OrdersClient } from './orders'
 
 /** The scripts, hashed once per process and shared by every store. */
 const commitScript = new LuaScript(COMMIT_SCRIPT)
@@ -54,7 +61,7 @@ const endSessionsScript = new LuaScript(END_SESSIONS_SCRIPT)
 const counterScript = new LuaScript(COUNTER_SCRIPT)
 
 /** The commands the store sends besides the scripts (both ioredis `Redis` and `Cluster` have them). */
-type StoreClient = ScriptClient & {
+type StoreClient = ScriptClient & OrdersClient & {
   get(key: string): Promise<string | null>
   mget(...keys: string[]): Promise<Array<string | null>>
   hget(key: string, field: string): Promise<string | null>
@@ -93,6 +100,7 @@ export class RedisStore implements Store {
   private readonly graceMs: number
   private readonly receiptTtlMs: number
   private readonly subscription: SceneSubscription
+  private readonly orders: RedisOrders
 
   /**
    * Checks the options; connects nothing (the client is the application's).
@@ -106,6 +114,7 @@ export class RedisStore implements Store {
     this.graceMs = resolved.expiryGraceSeconds * 1000
     this.receiptTtlMs = resolved.commitReceiptSeconds * 1000
     this.subscription = new SceneSubscription(resolved.client, this.keys.sceneChannel)
+    this.orders = new RedisOrders(this.client, this.keys, this.receiptTtlMs)
   }
 
   /** The prefix of every key this store writes. */
@@ -256,6 +265,40 @@ export class RedisStore implements Store {
     if (typeof reply === 'number') return reply
     if (reply === null) throw new RedisStoreError('malformed_record', `the counter ${JSON.stringify(counter)} holds a value this store did not write (not count|expiresAt)`)
     throw new RedisStoreError('unexpected_reply', `the counter script answered ${describeReply(reply)}`)
+  }
+
+  /**
+   * The order with this outTradeNo, or null: one `HGETALL` of `<prefix>od:<outTradeNo>`.
+   *
+   * @throws {@link RedisStoreError} `malformed_record` when the key holds a hash this store did not write.
+   */
+  loadOrder(outTradeNo: string): Promise<OrderRecord | null> {
+    return this.orders.load(outTradeNo)
+  }
+
+  /**
+   * Inserts an order (its outTradeNo must be free) or replaces one (its stored version must be
+   * `expectedVersion`), with its open-order index entries, in one script run, atomic against every
+   * other client: true when written, false when the expectation failed (nothing written). The
+   * order is stored as given and never expires. A write re-sent by ioredis after a lost reply
+   * answers true from its receipt (`commitReceiptSeconds`), as a commit does.
+   *
+   * @throws {@link RedisStoreError} `invalid_order` when the order cannot be stored faithfully (a
+   *   number that is not finite, a `createdAt` that is not a safe integer ≥ 0); nothing is sent.
+   */
+  saveOrder(write: OrderWrite): Promise<boolean> {
+    return this.orders.save(write)
+  }
+
+  /**
+   * The `open` orders that match every filter of `query`, oldest first (createdAt, then
+   * outTradeNo), after the cursor, at most `limit`: one run of a read-only script on the scene's,
+   * else the user's, else the all-orders open index.
+   *
+   * @throws {@link RedisStoreError} `malformed_record` when an order's hash is not one this store wrote.
+   */
+  listOpenOrders(query: OpenOrderQuery): Promise<OrderRecord[]> {
+    return this.orders.list(query)
   }
 
   /** Deletes the counter `key` (one DEL of `<prefix>c:<key>`); nothing happens when there is none. */

@@ -2,8 +2,8 @@
  * RedisStore on a real three-master Redis Cluster, started on free loopback ports (7101 and up)
  * before the tests and shut down after them: the whole Store contract suite, then what is
  * particular to a Cluster (one slot per prefix, scripts reaching keys they build themselves,
- * NOSCRIPT on the slot's master, prefixes with different tags on different masters, counters in the
- * prefix's slot, change notification through another client and another process).
+ * NOSCRIPT on the slot's master, prefixes with different tags on different masters, counters and
+ * orders in the prefix's slot, change notification through another client and another process).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Cluster } from 'ioredis'
@@ -90,6 +90,41 @@ describe('RedisStore on a Redis Cluster', () => {
         expect(counterSlot).toBe(seqSlot)
         await peer.deleteCounter(key)
         expect(await store.incrementCounter(key, now + 60_000, now)).toBe(1)
+      })
+    } finally {
+      await other.quit()
+    }
+  })
+
+  it('keeps orders and their indexes in the prefix slot, braces in outTradeNo and scene_str notwithstanding', async () => {
+    const prefix = testPrefix()
+    const other = cluster.connect()
+    try {
+      await withStore(prefix, async (store, client) => {
+        const peer = new RedisStore({ client: other, keyPrefix: prefix })
+        const at = Date.parse('2026-01-01T00:00:00.000Z')
+        const base = {
+          userId: 5, planId: 'month', description: '月卡', amountFen: 1500, grant: { type: 'time' as const, days: 30 },
+          status: 'open' as const, createdAt: at, expiresAt: at + 900_000, updatedAt: at, paidAt: null,
+          transactionId: null, authorizationId: null, refundedFen: 0, refunds: [], version: 1,
+        }
+        const first = { ...base, outTradeNo: 'SA{other-tag}1', sceneStr: '{not-the-tag}:😀' }
+        const second = { ...base, outTradeNo: 'SA{x}2', sceneStr: null, createdAt: at + 1 }
+        expect(await store.saveOrder({ op: 'insert', order: first })).toBe(true)
+        expect(await peer.saveOrder({ op: 'insert', order: second })).toBe(true)
+        expect(await peer.listOpenOrders({ userId: 5, limit: 10 })).toStrictEqual([first, second])
+        expect(await store.listOpenOrders({ sceneStr: first.sceneStr, limit: 10 })).toStrictEqual([first])
+        // Racing updates from two clients: one wins, and the indexes follow it.
+        const answers = await Promise.all([store, peer].map((s) => s.saveOrder({ op: 'update', order: { ...first, status: 'paid', version: 2 }, expectedVersion: 1 })))
+        expect(answers.filter(Boolean)).toHaveLength(1)
+        expect(await store.listOpenOrders({ limit: 10 })).toStrictEqual([second])
+        const keys = await keysUnder(client, prefix)
+        // Besides the receipts of the writes (`r:`, in the slot too):
+        const names = keys.map((k) => k.slice(prefix.length)).filter((k) => !k.startsWith('r:'))
+        expect(names.sort()).toEqual(['od:SA{other-tag}1', 'od:SA{x}2', 'oo', 'ou:5'])
+        const slots = new Set(await Promise.all([store.keys.seq, ...keys].map((k) => client.cluster('KEYSLOT', k))))
+        expect(slots.size).toBe(1)
+        expect((await dumpRecords(client, prefix)).orders).toStrictEqual([{ ...first, status: 'paid', version: 2 }, second])
       })
     } finally {
       await other.quit()

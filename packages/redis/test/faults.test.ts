@@ -1,6 +1,6 @@
 /**
  * Faults: the store's connections are killed (`CLIENT KILL` from another client) while operations
- * run, and replies are lost after Redis executed a commit. Every operation either succeeds or
+ * run, and replies are lost after Redis executed a commit (or an order write). Every operation either succeeds or
  * fails with an error, nothing is ever half-applied or applied twice, and once ioredis has
  * reconnected the store works again, also after a `SCRIPT FLUSH`.
  *
@@ -16,6 +16,7 @@ import { checkInvariants, halfAppliedWrites, ManualClock, RecordingQrProvider } 
 import { RedisStore } from '../src/index'
 import { COMMIT_SCRIPT } from '../src/scripts/commit'
 import { LOAD_SCRIPT } from '../src/scripts/load'
+import { SAVE_ORDER_SCRIPT } from '../src/scripts/save-order'
 import { LuaScript } from '../src/scripts/lua-script'
 import { connect, deleteKeysUnder, dumpRecords, REDIS_URL, testPrefix } from './support/redis'
 import { startProxy } from './support/proxy'
@@ -242,6 +243,37 @@ describe('replies lost after Redis executed the command', () => {
       expect(checkInvariants(await dumpRecords(admin, prefix))).toEqual([])
     } finally {
       await proxy.close()
+    }
+  })
+
+  it('an order write whose reply is lost is re-sent and answered true from its receipt; without receipts, false', async () => {
+    const saveOrderSha = new LuaScript(SAVE_ORDER_SCRIPT).sha
+    const at = clock.now()
+    const order = {
+      outTradeNo: 'SA00000000000000000000000001', userId: 1, planId: 'month', description: 'm', amountFen: 1500,
+      grant: { type: 'time' as const, days: 30 }, sceneStr: null, status: 'open' as const, createdAt: at,
+      expiresAt: at + 900_000, updatedAt: at, paidAt: null, transactionId: null, authorizationId: null,
+      refundedFen: 0, refunds: [], version: 1,
+    }
+    for (const [seconds, answer] of [[undefined, true], [0, false]] as const) {
+      const proxy = await startProxy({ host: new URL(REDIS_URL).hostname, port: Number(new URL(REDIS_URL).port || 6379) })
+      const client = new Redis({ host: '127.0.0.1', port: proxy.port })
+      client.on('error', () => {})
+      opened.push(client)
+      const store = new RedisStore({ client, keyPrefix: prefix, ...(seconds === undefined ? {} : { commitReceiptSeconds: seconds }) })
+      try {
+        const no = `${order.outTradeNo.slice(0, -1)}${seconds ?? 9}`
+        // Also caches the script, so that the update below is one EVALSHA naming its SHA1.
+        expect(await store.saveOrder({ op: 'insert', order: { ...order, outTradeNo: no } })).toBe(true)
+        proxy.dropReplyTo(saveOrderSha)
+        const paid = { ...order, outTradeNo: no, status: 'paid' as const, paidAt: at, version: 2 }
+        expect(await store.saveOrder({ op: 'update', order: paid, expectedVersion: 1 })).toBe(answer)
+        expect(proxy.dropped()).toBe(1)
+        // Applied once either way: the re-sent copy wrote nothing.
+        expect(await store.loadOrder(no)).toStrictEqual(paid)
+      } finally {
+        await proxy.close()
+      }
     }
   })
 

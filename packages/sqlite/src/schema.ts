@@ -211,6 +211,52 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'orders',
+    // Store.loadOrder / saveOrder / listOpenOrders (orders.ts). Keyed by out_trade_no itself
+    // (WITHOUT ROWID: one b-tree, the insert's conflict and the update's version check are one
+    // probe of it). Never purged: an order is the record of money taken.
+    //
+    // The grant is columns, not JSON: it is one of two fixed shapes, and as columns the CHECK keeps
+    // it to those two and support can ask "what did these orders grant" in plain SQL. Days are a
+    // REAL (a plan may grant half a day), points an INTEGER; the column of the other type is NULL. The refunds are a JSON array in one TEXT column: a list of any length that is only
+    // ever read and replaced whole with its order (saveOrder stores the order as given), so a child
+    // table would turn every write into a diff of rows for nothing; JSON numbers hold every fen
+    // amount up to Number.MAX_SAFE_INTEGER exactly. user_id is not a foreign key: the order is
+    // written on its own, outside the commit that may insert its user, and stays after anything.
+    //
+    // The three listing indexes end in (status, created_at, out_trade_no), so the open orders of
+    // all, of one user or of one scene are one range each, already in listOpenOrders' order.
+    sql: `
+      CREATE TABLE scanauth_orders (
+        out_trade_no     TEXT    NOT NULL PRIMARY KEY,
+        user_id          INTEGER NOT NULL,
+        plan_id          TEXT    NOT NULL,
+        description      TEXT    NOT NULL,
+        amount_fen       INTEGER NOT NULL,
+        grant_type       TEXT    NOT NULL,
+        grant_days       REAL,
+        grant_points     INTEGER,
+        scene_str        TEXT,
+        status           TEXT    NOT NULL CHECK (status IN ('open', 'paid', 'closed', 'refunded')),
+        created_at       INTEGER NOT NULL,
+        expires_at       INTEGER NOT NULL,
+        updated_at       INTEGER NOT NULL,
+        paid_at          INTEGER,
+        transaction_id   TEXT,
+        authorization_id INTEGER,
+        refunded_fen     INTEGER NOT NULL,
+        refunds          TEXT    NOT NULL,
+        version          INTEGER NOT NULL,
+        CHECK ((grant_type = 'time' AND grant_days IS NOT NULL AND grant_points IS NULL)
+            OR (grant_type = 'points' AND grant_points IS NOT NULL AND grant_days IS NULL))
+      ) WITHOUT ROWID;
+      CREATE INDEX scanauth_orders_open ON scanauth_orders (status, created_at, out_trade_no);
+      CREATE INDEX scanauth_orders_by_user ON scanauth_orders (user_id, status, created_at, out_trade_no);
+      CREATE INDEX scanauth_orders_by_scene ON scanauth_orders (scene_str, status, created_at, out_trade_no);
+    `,
+  },
 ]
 
 /** The schema version this release writes and reads. */

@@ -49,6 +49,7 @@ import {
   userParams,
 } from './rows'
 import { openDatabaseFile } from './open-file'
+import { listOpenOrders, loadOrder, saveOrder, type OpenOrderQuery, type OrderRecord, type OrderWrite } from './orders'
 import { migrate } from './schema'
 import { prepareStatements, type Statements } from './statements'
 
@@ -217,14 +218,36 @@ export class SqliteStore implements Store {
     this.statements.deleteCounter.run(key)
   }
 
+  /** The order with this `outTradeNo`, or null: one select by primary key of scanauth_orders. */
+  async loadOrder(outTradeNo: string): Promise<OrderRecord | null> {
+    this.assertOpen()
+    return loadOrder(this.statements, outTradeNo)
+  }
+
+  /**
+   * Inserts an order whose `outTradeNo` is free, or replaces one still at `expectedVersion`: one
+   * statement, atomic against every connection and process. True when written, false when the
+   * expectation failed (nothing written).
+   */
+  async saveOrder(write: OrderWrite): Promise<boolean> {
+    this.assertOpen()
+    return saveOrder(this.statements, write)
+  }
+
+  /** The `open` orders that match, oldest first, at most `limit`: one select on an index in that order. */
+  async listOpenOrders(query: OpenOrderQuery): Promise<OrderRecord[]> {
+    this.assertOpen()
+    return listOpenOrders(this.statements, query)
+  }
+
   /**
    * Deletes what is no longer needed at `now` (pass your service's clock), by core's one retention
    * rule (docs/behaviour.md, D-retention): a scene once it and its latest session have expired (the
    * device's poll still needs an authorized scene while its session lives), sessions and counters
-   * once expired, each kept `retentionMs` longer. Users, authorizations, ledger entries and
-   * idempotency keys are never deleted. Runs in batches of short `BEGIN IMMEDIATE` transactions
-   * (`batchSize` rows of each table) and yields to the event loop between them. Throws a
-   * `SqliteStoreError` `invalid_options` naming a bad option.
+   * once expired, each kept `retentionMs` longer. Users, authorizations, ledger entries,
+   * idempotency keys and orders are never deleted. Runs in batches of short `BEGIN IMMEDIATE`
+   * transactions (`batchSize` rows of each table) and yields to the event loop between them.
+   * Throws a `SqliteStoreError` `invalid_options` naming a bad option.
    */
   async purgeExpired(options: PurgeOptions): Promise<PurgeResult> {
     this.assertOpen()

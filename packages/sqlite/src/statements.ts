@@ -7,6 +7,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { IdempotencyRecord, PurgeSceneCandidate, SceneRecord, SessionRecord } from '@scanauth/core'
+import { prepareOrderStatements, type OrderStatements } from './orders'
 import {
   AUTHORIZATION_COLUMNS,
   IDEMPOTENCY_COLUMNS,
@@ -46,8 +47,8 @@ export type PurgeCandidate = PurgeSceneCandidate<number>
 
 type Statement<P extends unknown[], R = unknown> = Database.Statement<P, R>
 
-/** The prepared statements of one connection. */
-export interface Statements {
+/** The prepared statements of one connection (the order statements live in `orders.ts`). */
+export interface Statements extends OrderStatements {
   // Loads.
   /** Index scanauth_scenes_by_scene_str. The whole of a pending poll. */
   sceneByStr: Statement<[string], SceneRow>
@@ -256,5 +257,9 @@ export function prepareStatements(db: Database.Database): Statements {
       (SELECT id FROM scanauth_sessions WHERE expires_at <= @cutoff ORDER BY expires_at LIMIT @limit)`),
     purgeCounters: db.prepare(`DELETE FROM scanauth_counters WHERE key IN
       (SELECT key FROM scanauth_counters WHERE expires_at <= @cutoff ORDER BY expires_at LIMIT @limit)`),
+
+    // Orders: their own aggregate, one statement per method (orders.ts). Spread in here so that
+    // every check over the store's statements (query-plans.test.ts) sees them too.
+    ...prepareOrderStatements(db),
   }
 }

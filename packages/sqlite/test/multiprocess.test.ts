@@ -1,14 +1,15 @@
 // Four worker processes, each with its own createScanAuth and SqliteStore, on one file: concurrent
 // scans of the same scenes, the same new openids on many scenes, grants, concurrent consumes; the
 // same idempotency key granted from every process; revocation racing consumption. Afterwards every
-// invariant is read straight from the tables (the ledger included). And one counter incremented
-// from every process at once.
+// invariant is read straight from the tables (the ledger included). And one counter incremented,
+// and the same orders inserted and one order updated, from every process at once.
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { pointsTotals } from './support/checks'
 import { dumpFile } from './support/files'
 import { DAY, SECOND } from './support/fixture'
 import { exitAll, expectSoundFile, range, runOnAll, sessionTokens, sum, useWorkerFleet } from './support/fleet'
+import { openOrder } from './workers/protocol'
 
 const WORKERS = 4
 const SCENES = 120
@@ -23,6 +24,9 @@ const KEYED_GRANTS = 50
 const REVOKED_POINTS = 100
 /** Increments of one counter per process. */
 const INCREMENTS = 250
+/** Order keys every process tries to insert, and read-and-update attempts on one order per process. */
+const ORDER_KEYS = 40
+const ORDER_BUMPS = 100
 
 const fleet = useWorkerFleet()
 
@@ -189,5 +193,33 @@ describe('SqliteStore across processes', () => {
     const owner = new Map(reports.flatMap((r, w) => r.counterValues.map((v) => [v, w] as const)))
     const switches = range(WORKERS * INCREMENTS - 1).filter((i) => owner.get(i + 1) !== owner.get(i + 2)).length
     console.log(`[multiprocess] one counter, ${WORKERS} × ${INCREMENTS} increments: ${switches} hand-overs between processes`)
+  })
+
+  it(`saves each order version once when ${WORKERS} processes insert the same orders and update one order at once`, { timeout: 120_000 }, async () => {
+    const { filename, workers, t0, parent } = await fleet.start(WORKERS)
+    const target = 'SA' + 'T'.repeat(26)
+    await parent.saveOrder({ op: 'insert', order: openOrder(target, t0, 0) })
+    await parent.close()
+    const keys = range(ORDER_KEYS).map((i) => `SA${String(i).padStart(26, '0')}`)
+    const reports = await runOnAll(workers, { kind: 'orders', now: t0 + SECOND, insert: keys, outTradeNo: target, bumps: ORDER_BUMPS })
+    await exitAll(workers)
+
+    // Each key inserted by exactly one process.
+    expect(reports.flatMap((r) => r.ordersInserted).sort()).toEqual(keys)
+    // Every version from 2 to the last written exactly once: no update was lost or doubled.
+    const won = reports.flatMap((r) => r.orderVersionsWon)
+    expect([...won].sort((a, b) => a - b)).toEqual(range(won.length).map((i) => i + 2))
+    const raw = new Database(filename, { readonly: true })
+    try {
+      const stored = raw.prepare('SELECT version, transaction_id FROM scanauth_orders WHERE out_trade_no = ?').get(target) as { version: number; transaction_id: string }
+      const last = won.length + 1
+      const winner = reports.findIndex((r) => r.orderVersionsWon.includes(last))
+      expect(stored).toEqual({ version: last, transaction_id: `w${winner}-v${last}` })
+      expect(raw.prepare('SELECT COUNT(*) FROM scanauth_orders').pluck().get()).toBe(ORDER_KEYS + 1)
+    } finally {
+      raw.close()
+    }
+    const losers = WORKERS * ORDER_BUMPS - won.length
+    console.log(`[multiprocess] one order, ${WORKERS} × ${ORDER_BUMPS} read-and-update attempts: ${won.length} written, ${losers} refused as stale`)
   })
 })

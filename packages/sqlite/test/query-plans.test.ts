@@ -47,6 +47,12 @@ describe('query plans', () => {
       purgeSessions: [/USING (COVERING )?INDEX scanauth_sessions_by_expiry/],
       deleteCounter: [/SEARCH scanauth_counters USING PRIMARY KEY \(key=\?\)/],
       purgeCounters: [/SEARCH scanauth_counters USING COVERING INDEX scanauth_counters_by_expiry \(expires_at<\?\)/, /SEARCH scanauth_counters USING PRIMARY KEY \(key=\?\)/],
+      orderByTradeNo: [/SEARCH scanauth_orders USING PRIMARY KEY \(out_trade_no=\?\)/],
+      updateOrder: [/SEARCH scanauth_orders USING PRIMARY KEY \(out_trade_no=\?\)/],
+      openOrders: [/SEARCH scanauth_orders USING INDEX scanauth_orders_open \(status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
+      openOrdersOfUser: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_user \(user_id=\? AND status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
+      openOrdersOfScene: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_scene \(scene_str=\? AND status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
+      openOrdersOfUserAndScene: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_scene \(scene_str=\? AND status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
     }
     for (const [name, patterns] of Object.entries(expectations)) {
       const details = planOf(name)
@@ -82,6 +88,15 @@ describe('query plans', () => {
     expect(ops.filter((o) => ['Rewind', 'Last', 'SeekGE', 'SeekGT', 'SeekLE', 'SeekLT'].includes(o.opcode) && tableCursors.has(o.p1))).toEqual([])
     // RETURNING count: the new value comes back from the same statement, with no read after it.
     expect(db.prepare(source).reader).toBe(true)
+  })
+
+  it('lists open orders in index order: the cursor and the bound are one range, LIMIT stops the read, nothing is sorted', () => {
+    const planOf = planner()
+    for (const name of ['openOrders', 'openOrdersOfUser', 'openOrdersOfScene', 'openOrdersOfUserAndScene']) {
+      const details = planOf(name)
+      expect(details.filter((d) => /TEMP B-TREE/.test(d)), `${name}: ${details.join(' | ')}`).toEqual([])
+      expect(details, name).toHaveLength(1)
+    }
   })
 
   it('loads a user without walking its queue: the head is the first entry of the pending range, in index order', () => {

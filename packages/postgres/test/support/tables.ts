@@ -1,6 +1,6 @@
 /**
  * Every table of a store's schema read with plain SQL into testkit's snapshot shape, never through
- * PostgresStore (the store's own row mapping must not be what checks it). All six tables are read
+ * PostgresStore (the store's own row mapping must not be what checks it). All seven tables are read
  * in one `REPEATABLE READ` transaction, so the snapshot is one moment of the database even while
  * other sessions still commit (a backend finishing the statement of a client that was just killed).
  */
@@ -8,6 +8,7 @@ import pg from 'pg'
 import type { StoreSnapshot } from '@scanauth/testkit'
 
 type Snapshot = StoreSnapshot
+type Order = NonNullable<Snapshot['orders']>[number]
 type Row = Record<string, unknown>
 
 /** bigint columns as JavaScript numbers (node-postgres reads int8 as a string); ours never exceed 2^53. */
@@ -98,6 +99,28 @@ const READERS = {
       createdAt: r.created_at as number,
     }),
   },
+  orders: {
+    sql: 'SELECT * FROM %s.scanauth_orders ORDER BY out_trade_no',
+    map: (r: Row): Order => ({
+      outTradeNo: r.out_trade_no as string,
+      userId: r.user_id as number,
+      planId: r.plan_id as string,
+      description: r.description as string,
+      amountFen: r.amount_fen as number,
+      grant: r.grant_type === 'time' ? { type: 'time', days: r.grant_days as number } : { type: 'points', points: r.grant_points as number },
+      sceneStr: optionalText(r.scene_str),
+      status: r.status as Order['status'],
+      createdAt: r.created_at as number,
+      expiresAt: r.expires_at as number,
+      updatedAt: r.updated_at as number,
+      paidAt: r.paid_at as number | null,
+      transactionId: optionalText(r.transaction_id),
+      authorizationId: r.authorization_id as number | null,
+      refundedFen: r.refunded_fen as number,
+      refunds: r.refunds as Order['refunds'],
+      version: r.version as number,
+    }),
+  },
 } as const
 
 /** Every record of the store's tables in `schema`, as of one moment. */
@@ -116,6 +139,7 @@ export async function readTables(pool: pg.Pool, schema: string): Promise<StoreSn
       sessions: await read(READERS.sessions),
       ledger: await read(READERS.ledger),
       idempotency: await read(READERS.idempotency),
+      orders: await read(READERS.orders),
     }
     await client.query('COMMIT')
     return snapshot

@@ -5,9 +5,11 @@
  */
 import { randomBytes } from 'node:crypto'
 import { Redis, type Cluster } from 'ioredis'
+import type { OrderRecord } from '@scanauth/core'
 import type { StoreHarness, StoreSnapshot } from '@scanauth/testkit'
 import { decodeAuthorization, decodeScene, decodeSession, decodeUser } from '../../src/codec'
 import { decodeIdempotency, decodeLedgerEntry } from '../../src/codec-entitlements'
+import { decodeOrder } from '../../src/codec-orders'
 import { Keys, queueMember } from '../../src/keys'
 import { RedisStore } from '../../src/redis-store'
 
@@ -57,11 +59,12 @@ export async function deleteKeysUnder(client: AnyClient, prefix: string): Promis
 
 /**
  * Every record under `prefix`, read and decoded straight from Redis (not through `load`), each
- * list ordered by id (idempotency records by key). Index keys (`aa:`, `aq:`, `us:`, `ls:`) hold
- * no records; {@link checkIndexes} compares them with the records.
+ * list ordered by id (idempotency records by key, orders by outTradeNo). Index keys (`aa:`, `aq:`,
+ * `us:`, `ls:`, `oo`, `ou:`, `os:`) hold no records; {@link checkIndexes} compares the user's with
+ * the records, `test/orders.test.ts` the open-order ones.
  */
-export async function dumpRecords(client: AnyClient, prefix: string): Promise<StoreSnapshot> {
-  const snapshot: StoreSnapshot = { scenes: [], users: [], authorizations: [], sessions: [], ledger: [], idempotency: [] }
+export async function dumpRecords(client: AnyClient, prefix: string): Promise<StoreSnapshot & { orders: OrderRecord[] }> {
+  const snapshot: StoreSnapshot & { orders: OrderRecord[] } = { scenes: [], users: [], authorizations: [], sessions: [], ledger: [], idempotency: [], orders: [] }
   await Promise.all(
     (await keysUnder(client, prefix)).map(async (key) => {
       const rest = key.slice(prefix.length)
@@ -72,15 +75,19 @@ export async function dumpRecords(client: AnyClient, prefix: string): Promise<St
       else if (kind === 'u') snapshot.users.push(decodeUser(Number(name), (await client.get(key)) as string))
       else if (kind === 't') snapshot.sessions.push(decodeSession(name, (await client.get(key)) as string))
       else if (kind === 'i') snapshot.idempotency.push(decodeIdempotency(name, (await client.get(key)) as string))
-      else if (kind === 'l') for (const member of await client.zrange(key, 0, -1)) snapshot.ledger.push(decodeLedgerEntry(Number(name), member))
+      else if (kind === 'od') {
+        const order = decodeOrder(name, await client.hgetall(key))
+        if (order !== null) snapshot.orders.push(order)
+      } else if (kind === 'l') for (const member of await client.zrange(key, 0, -1)) snapshot.ledger.push(decodeLedgerEntry(Number(name), member))
       else if (kind === 'a') {
         for (const [id, value] of Object.entries(await client.hgetall(key))) snapshot.authorizations.push(decodeAuthorization(Number(id), value))
       }
     }),
   )
-  const { idempotency, ...byId } = snapshot
+  const { idempotency, orders, ...byId } = snapshot
   for (const list of Object.values(byId)) (list as Array<{ id: number }>).sort((a, b) => a.id - b.id)
   idempotency.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  orders.sort((a, b) => (a.outTradeNo < b.outTradeNo ? -1 : a.outTradeNo > b.outTradeNo ? 1 : 0))
   return snapshot
 }
 

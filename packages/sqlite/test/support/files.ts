@@ -89,7 +89,32 @@ export function dumpTables(db: Database.Database): StoreSnapshot {
       result: r.result === null ? null : str(r.result),
       createdAt: num(r.created_at),
     })),
+    // A file not yet migrated to version 6 has no orders table: it holds no orders.
+    orders: (hasTable(db, 'scanauth_orders') ? all('SELECT * FROM scanauth_orders ORDER BY out_trade_no') : []).map((r) => ({
+      outTradeNo: str(r.out_trade_no),
+      userId: num(r.user_id),
+      planId: str(r.plan_id),
+      description: str(r.description),
+      amountFen: num(r.amount_fen),
+      grant: r.grant_type === 'time' ? { type: 'time' as const, days: num(r.grant_days) } : { type: 'points' as const, points: num(r.grant_points) },
+      sceneStr: r.scene_str === null ? null : str(r.scene_str),
+      status: str(r.status) as NonNullable<StoreSnapshot['orders']>[number]['status'],
+      createdAt: num(r.created_at),
+      expiresAt: num(r.expires_at),
+      updatedAt: num(r.updated_at),
+      paidAt: opt(r.paid_at),
+      transactionId: r.transaction_id === null ? null : str(r.transaction_id),
+      authorizationId: opt(r.authorization_id),
+      refundedFen: num(r.refunded_fen),
+      refunds: JSON.parse(str(r.refunds)) as NonNullable<StoreSnapshot['orders']>[number]['refunds'],
+      version: num(r.version),
+    })),
   }
+}
+
+/** Whether the file has a table of this name. */
+function hasTable(db: Database.Database, name: string): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(name) !== undefined
 }
 
 /** Opens the file read-only in a connection of its own, dumps it, and closes it. */

@@ -5,7 +5,7 @@
  */
 import { createScanAuth, type Store } from '@scanauth/core'
 import { SqliteStore } from '@scanauth/sqlite'
-import { emptyReport, SERVICE_SETTINGS, type Command, type Reply } from './protocol'
+import { emptyReport, openOrder, SERVICE_SETTINGS, type Command, type Reply } from './protocol'
 
 /** Operations each worker keeps in flight at once, so its own calls interleave too. */
 const LANES = 4
@@ -63,6 +63,11 @@ async function handle(command: Command): Promise<void> {
     case 'count':
       report = emptyReport()
       for (let i = 0; i < command.count; i++) await countOnce(command)
+      send({ kind: 'done', report })
+      return
+    case 'orders':
+      report = emptyReport()
+      await orders(command)
       send({ kind: 'done', report })
       return
     case 'loop':
@@ -130,6 +135,23 @@ async function countOnce({ key, expiresAt, now: at }: Extract<Command, { kind: '
   // taken sleeps in SQLite's busy handler while this one takes it again at once: a short random
   // pause between increments (one at a time, no lanes) lets the processes take turns.
   await new Promise<void>((resolve) => setTimeout(resolve, random() * 2))
+}
+
+/** The `orders` phase: the raced inserts, then the read-and-update loop on one order. */
+async function orders({ insert, outTradeNo, bumps, now: at }: Extract<Command, { kind: 'orders' }>): Promise<void> {
+  const pause = () => new Promise<void>((resolve) => setTimeout(resolve, random() * 2))
+  for (const no of insert) {
+    if (await sqlite.saveOrder({ op: 'insert', order: openOrder(no, at, index) })) report.ordersInserted.push(no)
+    await pause()
+  }
+  for (let i = 0; i < bumps; i++) {
+    const stored = await sqlite.loadOrder(outTradeNo)
+    if (stored === null) throw new Error(`order ${outTradeNo} is missing`)
+    const version = stored.version + 1
+    const next = { ...stored, transactionId: `w${index}-v${version}`, updatedAt: at, version }
+    if (await sqlite.saveOrder({ op: 'update', order: next, expectedVersion: stored.version })) report.orderVersionsWon.push(version)
+    await pause()
+  }
 }
 
 async function consumeOne(sessionToken: string): Promise<void> {

@@ -3,6 +3,7 @@
  * parent side: forking a worker (testkit's `forkWorker`).
  */
 import { fileURLToPath } from 'node:url'
+import type { OrderRecord } from '../../src/orders'
 import { forkWorker, type WorkerHandle as GenericWorkerHandle, type WorkerReply } from '@scanauth/testkit'
 
 /** Settings every worker's `createScanAuth` uses. */
@@ -25,6 +26,12 @@ export type Command =
   | { kind: 'consume-revoke'; now: number; tokens: string[]; revokeAfter: number; authorizationId: number; reason: string }
   /** `Store.incrementCounter(key, expiresAt, now)` `count` times (one at a time, a pause of 0–2 ms after each), straight on the worker's store. */
   | { kind: 'count'; now: number; key: string; expiresAt: number; count: number }
+  /**
+   * Orders straight on the worker's store: insert an open order under each of `insert` (every
+   * worker gets the same list, so each key is raced), then `bumps` times read `outTradeNo` and
+   * update it at the version read (a pause of 0–2 ms after each write).
+   */
+  | { kind: 'orders'; now: number; insert: string[]; outTradeNo: string; bumps: number }
   /**
    * Until `stop`: scan shared scenes with shared openids, grant points to shared and own openids,
    * consume with own tokens, poll. Reports progress every `progressEvery` operations.
@@ -52,6 +59,10 @@ export interface Report {
   revokes: number
   /** What each counter increment answered, in the order they returned. */
   counterValues: number[]
+  /** The `outTradeNo`s whose insert answered true here. */
+  ordersInserted: string[]
+  /** The versions this worker's order updates wrote (each answered true). */
+  orderVersionsWon: number[]
   /** Commits through the worker's store, and how many of them reported a conflict (then retried). */
   commits: number
   conflicts: number
@@ -62,7 +73,30 @@ export type Reply = WorkerReply<Report>
 
 /** An empty report. */
 export function emptyReport(): Report {
-  return { scans: 0, invalid: 0, processed: [], polls: 0, grants: 0, pointsGranted: 0, ownPointsGranted: 0, consumes: { ok: 0, need_purchase: 0, insufficient_points: 0 }, authorizationIds: [], revokes: 0, counterValues: [], commits: 0, conflicts: 0 }
+  return { scans: 0, invalid: 0, processed: [], polls: 0, grants: 0, pointsGranted: 0, ownPointsGranted: 0, consumes: { ok: 0, need_purchase: 0, insufficient_points: 0 }, authorizationIds: [], revokes: 0, counterValues: [], ordersInserted: [], orderVersionsWon: [], commits: 0, conflicts: 0 }
+}
+
+/** A fresh open order as core opens one, bought by user `userId` (the `orders` phase and its test). */
+export function openOrder(outTradeNo: string, at: number, userId: number): OrderRecord {
+  return {
+    outTradeNo,
+    userId,
+    planId: 'month',
+    description: '月卡',
+    amountFen: 1500,
+    grant: { type: 'time', days: 30 },
+    sceneStr: null,
+    status: 'open',
+    createdAt: at,
+    expiresAt: at + 900_000,
+    updatedAt: at,
+    paidAt: null,
+    transactionId: null,
+    authorizationId: null,
+    refundedFen: 0,
+    refunds: [],
+    version: 1,
+  }
 }
 
 /** A forked worker seen from the parent (testkit's harness, with this package's commands and reports). */

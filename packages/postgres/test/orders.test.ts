@@ -1,0 +1,219 @@
+// PostgresStore's orders (Store.loadOrder / saveOrder / listOpenOrders) seen in the database itself,
+// through raw SQL on the test's own pool: the table of migration 2 (column types, collation,
+// indexes), the row each write leaves (fen as bigint, the grant's columns, the refunds' jsonb), a
+// refused write leaving the row untouched, a schema at version 1 upgraded with its data, the plans
+// of the listings (an index range in order, no sort), and purgeExpired leaving every order. The
+// Store contract's order cases: testkit.
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { StoreSnapshot } from '@scanauth/testkit'
+import { PostgresStore } from '@scanauth/postgres'
+import { dropSchema, freshSchemaName, openPool } from './support/database'
+
+type OrderRecord = NonNullable<StoreSnapshot['orders']>[number]
+
+const pool = openPool(6)
+afterAll(() => pool.end())
+
+const T0 = Date.parse('2026-01-01T00:00:00.000Z')
+const DAY = 86_400_000
+
+let schema = ''
+let store: PostgresStore
+/** The text and values of every statement the store sends through `pool`, in order. */
+let sent: Array<{ text: string; values: unknown[] }> = []
+const query = pool.query.bind(pool)
+
+beforeEach(async () => {
+  schema = freshSchemaName()
+  store = new PostgresStore({ pool, schema })
+  await store.migrate()
+  sent = []
+  pool.query = ((config: unknown, ...rest: unknown[]) => {
+    if (typeof config === 'object' && config !== null && 'text' in config) {
+      const { text, values } = config as { text: string; values?: unknown[] }
+      sent.push({ text, values: values ?? [] })
+    }
+    return (query as (...args: unknown[]) => Promise<unknown>)(config, ...rest)
+  }) as typeof pool.query
+})
+
+afterEach(async () => {
+  pool.query = query as typeof pool.query
+  await store.close()
+  await dropSchema(pool, schema)
+})
+
+const order = (outTradeNo: string, over: Partial<OrderRecord> = {}): OrderRecord => ({
+  outTradeNo,
+  userId: 7,
+  planId: 'month',
+  description: '月卡',
+  amountFen: 1500,
+  grant: { type: 'time', days: 30 },
+  sceneStr: 'scene-1',
+  status: 'open',
+  createdAt: T0,
+  expiresAt: T0 + 900_000,
+  updatedAt: T0,
+  paidAt: null,
+  transactionId: null,
+  authorizationId: null,
+  refundedFen: 0,
+  refunds: [],
+  version: 1,
+  ...over,
+})
+
+/** The stored row of `outTradeNo`, bigints as node-postgres reads them (decimal strings), jsonb parsed. */
+async function row(outTradeNo: string): Promise<Record<string, unknown> | undefined> {
+  const { rows } = await query(`SELECT * FROM "${schema}".scanauth_orders WHERE out_trade_no = $1`, [outTradeNo])
+  return rows[0] as Record<string, unknown> | undefined
+}
+
+describe('PostgresStore orders', () => {
+  it('creates scanauth_orders (migration 2): bigint fen, double precision times, jsonb refunds, "C" keys, three listing indexes', async () => {
+    const { rows: columns } = await query<{ column_name: string; data_type: string; collation_name: string | null; is_nullable: string }>(
+      `SELECT column_name, data_type, collation_name, is_nullable FROM information_schema.columns
+        WHERE table_schema = $1 AND table_name = 'scanauth_orders' ORDER BY ordinal_position`,
+      [schema],
+    )
+    const byName = Object.fromEntries(columns.map((c) => [c.column_name, c]))
+    expect(columns.map((c) => c.column_name)).toEqual([
+      'out_trade_no', 'user_id', 'plan_id', 'description', 'amount_fen', 'grant_type', 'grant_days', 'grant_points', 'scene_str',
+      'status', 'created_at', 'expires_at', 'updated_at', 'paid_at', 'transaction_id', 'authorization_id', 'refunded_fen', 'refunds', 'version',
+    ])
+    for (const name of ['amount_fen', 'refunded_fen', 'user_id', 'grant_points', 'authorization_id', 'version']) expect(byName[name]?.data_type, name).toBe('bigint')
+    for (const name of ['created_at', 'expires_at', 'updated_at', 'paid_at', 'grant_days']) expect(byName[name]?.data_type, name).toBe('double precision')
+    expect(byName.refunds?.data_type).toBe('jsonb')
+    expect(byName.out_trade_no?.collation_name).toBe('C')
+    expect(byName.scene_str?.collation_name).toBe('C')
+    expect(byName.scene_str?.is_nullable).toBe('YES')
+    const { rows: indexes } = await query<{ indexname: string; indexdef: string }>(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'scanauth_orders' ORDER BY indexname`,
+      [schema],
+    )
+    expect(indexes.map((i) => [i.indexname, i.indexdef.replace(/^.*USING btree /, '')])).toEqual([
+      ['scanauth_orders_by_scene', '(scene_str, status, created_at, out_trade_no)'],
+      ['scanauth_orders_by_user', '(user_id, status, created_at, out_trade_no)'],
+      ['scanauth_orders_open', '(status, created_at, out_trade_no)'],
+      ['scanauth_orders_pkey', '(out_trade_no)'],
+    ])
+  })
+
+  it('writes one row per order, fen amounts up to 2^53 - 1 exact, and reads it back as numbers', async () => {
+    const paid = order('SA00000000000000000000000001', {
+      amountFen: Number.MAX_SAFE_INTEGER,
+      grant: { type: 'points', points: 100 },
+      sceneStr: null,
+      status: 'refunded',
+      paidAt: T0 + 1,
+      transactionId: 'tx-1',
+      authorizationId: 12,
+      refundedFen: Number.MAX_SAFE_INTEGER - 1,
+      refunds: [
+        { outRefundNo: 'R1', refundId: 'rid-1', amountFen: Number.MAX_SAFE_INTEGER - 2, at: T0 + 2 },
+        { outRefundNo: 'R2', refundId: 'rid-2', amountFen: 1, at: T0 + 3 },
+      ],
+      version: 3,
+    })
+    expect(await store.saveOrder({ op: 'insert', order: paid })).toBe(true)
+    expect(await row(paid.outTradeNo)).toEqual({
+      out_trade_no: paid.outTradeNo,
+      user_id: '7',
+      plan_id: 'month',
+      description: '月卡',
+      amount_fen: '9007199254740991',
+      grant_type: 'points',
+      grant_days: null,
+      grant_points: '100',
+      scene_str: null,
+      status: 'refunded',
+      created_at: T0,
+      expires_at: T0 + 900_000,
+      updated_at: T0,
+      paid_at: T0 + 1,
+      transaction_id: 'tx-1',
+      authorization_id: '12',
+      refunded_fen: '9007199254740990',
+      refunds: paid.refunds,
+      version: '3',
+    })
+    // Half a day of a time grant, and an empty refunds array (never NULL).
+    const open = order('SA00000000000000000000000002', { grant: { type: 'time', days: 0.5 } })
+    await store.saveOrder({ op: 'insert', order: open })
+    expect(await row(open.outTradeNo)).toMatchObject({ grant_type: 'time', grant_days: 0.5, grant_points: null, refunds: [] })
+    expect(await store.loadOrder(paid.outTradeNo)).toStrictEqual(paid)
+    expect(await store.loadOrder(open.outTradeNo)).toStrictEqual(open)
+    // The table itself refuses a grant whose columns disagree with its type, and refunds that are not an array.
+    await expect(query(`UPDATE "${schema}".scanauth_orders SET grant_points = 5 WHERE out_trade_no = $1`, [open.outTradeNo])).rejects.toMatchObject({ code: '23514' })
+    await expect(query(`UPDATE "${schema}".scanauth_orders SET refunds = '{}' WHERE out_trade_no = $1`, [open.outTradeNo])).rejects.toMatchObject({ code: '23514' })
+  })
+
+  it('leaves the row untouched when an insert finds the key taken or an update a different version, in one statement each', async () => {
+    const v1 = order('SA00000000000000000000000001')
+    await store.saveOrder({ op: 'insert', order: v1 })
+    const before = await row(v1.outTradeNo)
+    sent = []
+    expect(await store.saveOrder({ op: 'insert', order: { ...v1, userId: 8, status: 'paid' } })).toBe(false)
+    expect(await store.saveOrder({ op: 'update', order: { ...v1, status: 'paid', version: 3 }, expectedVersion: 2 })).toBe(false)
+    expect(sent.map((s) => s.text.split(' ')[0])).toEqual(['INSERT', 'UPDATE'])
+    expect(await row(v1.outTradeNo)).toEqual(before)
+    expect(await store.saveOrder({ op: 'update', order: { ...v1, status: 'closed', updatedAt: T0 + 5, version: 2 }, expectedVersion: 1 })).toBe(true)
+    expect(await row(v1.outTradeNo)).toEqual({ ...before, status: 'closed', updated_at: T0 + 5, version: '2' })
+    expect(await store.saveOrder({ op: 'update', order: order('SA00000000000000000000000009', { version: 2 }), expectedVersion: 1 })).toBe(false)
+    expect((await query(`SELECT count(*)::integer AS n FROM "${schema}".scanauth_orders`)).rows).toEqual([{ n: 1 }])
+  })
+
+  it('lists from an index range in (created_at, out_trade_no) order: no sort, the cursor an index condition', async () => {
+    for (let i = 0; i < 40; i++) {
+      await store.saveOrder({ op: 'insert', order: order(`SA${String(i).padStart(26, '0')}`, { userId: i % 4, sceneStr: `scene-${i % 8}`, createdAt: T0 + (i % 5), status: i % 3 === 0 ? 'paid' : 'open' }) })
+    }
+    const after = { createdAt: T0 + 1, outTradeNo: 'SA00000000000000000000000010' }
+    sent = []
+    await store.listOpenOrders({ limit: 5, after })
+    await store.listOpenOrders({ userId: 1, limit: 5, createdAtOrBefore: T0 + 3 })
+    await store.listOpenOrders({ sceneStr: 'scene-3', limit: 5 })
+    await store.listOpenOrders({ userId: 3, sceneStr: 'scene-3', limit: 5, after })
+    expect(sent).toHaveLength(4)
+    const expected = ['scanauth_orders_open', 'scanauth_orders_by_user', 'scanauth_orders_by_scene', 'scanauth_orders_by_scene']
+    // Sequential scans off: with 40 rows the planner would rightly read the table; what matters is
+    // that the statement can be answered from the index range, in order.
+    const client = await pool.connect()
+    try {
+      await client.query('BEGIN')
+      await client.query('SET LOCAL enable_seqscan = off')
+      for (const [i, { text, values }] of sent.entries()) {
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)
+        const plan = rows.map((r) => r['QUERY PLAN']).join('\n')
+        expect(plan, plan).toContain(`Index Scan using ${expected[i]}`)
+        expect(plan, plan).not.toMatch(/Sort/)
+        expect(plan, plan).toMatch(/Index Cond: .*ROW\(created_at, out_trade_no\) >/)
+      }
+      await client.query('ROLLBACK')
+    } finally {
+      client.release()
+    }
+  })
+
+  it('upgrades a schema at version 1 to 2: the orders table added, everything else kept', async () => {
+    await store.commit({ user: { op: 'insert', user: { openid: 'o-1', createdAt: T0, lastSeenAt: T0, hasClaimedFree: false, version: 1 }, insertAuthorizations: [] } })
+    await query(`DROP TABLE "${schema}".scanauth_orders; DELETE FROM "${schema}".scanauth_schema_migrations WHERE version = 2`)
+    const upgraded = new PostgresStore({ pool, schema })
+    expect(await upgraded.migrate()).toEqual({ from: 1, to: 2 })
+    expect((await upgraded.load({ openid: 'o-1' })).user?.user.openid).toBe('o-1')
+    const o = order('SA00000000000000000000000001')
+    expect(await upgraded.saveOrder({ op: 'insert', order: o })).toBe(true)
+    expect(await upgraded.listOpenOrders({ limit: 10 })).toStrictEqual([o])
+  })
+
+  it('keeps every order through purgeExpired, open, closed or paid, years after it expired', async () => {
+    for (const [i, status] of (['open', 'closed', 'paid', 'refunded'] as const).entries()) {
+      await store.saveOrder({ op: 'insert', order: order(`SA0000000000000000000000000${i}`, { status, expiresAt: T0 + 1 }) })
+    }
+    const all = `SELECT * FROM "${schema}".scanauth_orders ORDER BY out_trade_no`
+    const before = (await query(all)).rows
+    await store.purgeExpired({ now: T0 + 3650 * DAY, batchSize: 1 })
+    expect((await query(all)).rows).toEqual(before)
+    expect(before).toHaveLength(4)
+  })
+})

@@ -1,0 +1,184 @@
+// SqliteStore's orders (Store.loadOrder / saveOrder / listOpenOrders) seen in the file itself,
+// through a raw connection of the test's own: the table and indexes of migration 6, the row each
+// write leaves (column types, the grant's two columns, the refunds' JSON), a refused write leaving
+// the row untouched, two connections racing one version, a version 5 file upgraded with its data,
+// and purgeExpired leaving every order. The statements' plans: query-plans.test.ts; the Store
+// contract's order cases: testkit.
+import { describe, expect, it } from 'vitest'
+import { MIGRATIONS, VERSION_TABLE } from '@scanauth/sqlite'
+import type { StoreSnapshot } from '@scanauth/testkit'
+import { DAY, useTempFile } from './support/fixture'
+
+type OrderRecord = NonNullable<StoreSnapshot['orders']>[number]
+
+const fixture = useTempFile()
+const T0 = Date.parse('2026-01-01T00:00:00.000Z')
+
+const order = (outTradeNo: string, over: Partial<OrderRecord> = {}): OrderRecord => ({
+  outTradeNo,
+  userId: 7,
+  planId: 'month',
+  description: '月卡',
+  amountFen: 1500,
+  grant: { type: 'time', days: 30 },
+  sceneStr: 'scene-1',
+  status: 'open',
+  createdAt: T0,
+  expiresAt: T0 + 900_000,
+  updatedAt: T0,
+  paidAt: null,
+  transactionId: null,
+  authorizationId: null,
+  refundedFen: 0,
+  refunds: [],
+  version: 1,
+  ...over,
+})
+
+/** The stored row of `outTradeNo` with every column, read straight from the file. */
+function row(outTradeNo: string): Record<string, unknown> | undefined {
+  return fixture.rawDb({ readonly: true }).prepare('SELECT * FROM scanauth_orders WHERE out_trade_no = ?').get(outTradeNo) as
+    | Record<string, unknown>
+    | undefined
+}
+
+describe('orders', () => {
+  it('creates the table WITHOUT ROWID with its three listing indexes (migration 6)', () => {
+    fixture.openStore()
+    const db = fixture.rawDb({ readonly: true })
+    expect(MIGRATIONS.find((m) => m.version === 6)?.name).toBe('orders')
+    const table = db.prepare(`SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'scanauth_orders'`).pluck().get() as string
+    expect(table).toMatch(/WITHOUT ROWID/)
+    const indexes = db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'scanauth_orders' AND sql IS NOT NULL ORDER BY name`).pluck().all()
+    expect(indexes).toEqual(['scanauth_orders_by_scene', 'scanauth_orders_by_user', 'scanauth_orders_open'])
+    const columns = (name: string) => (db.prepare(`PRAGMA index_info(${name})`).all() as Array<{ name: string }>).map((c) => c.name)
+    expect(columns('scanauth_orders_open')).toEqual(['status', 'created_at', 'out_trade_no'])
+    expect(columns('scanauth_orders_by_user')).toEqual(['user_id', 'status', 'created_at', 'out_trade_no'])
+    expect(columns('scanauth_orders_by_scene')).toEqual(['scene_str', 'status', 'created_at', 'out_trade_no'])
+  })
+
+  it('writes one row per order: integers as integers, the grant as type and amount, the refunds as a JSON array', async () => {
+    const store = fixture.openStore()
+    const paid = order('SA00000000000000000000000001', {
+      amountFen: Number.MAX_SAFE_INTEGER,
+      grant: { type: 'points', points: 100 },
+      sceneStr: null,
+      status: 'refunded',
+      paidAt: T0 + 1,
+      transactionId: 'tx-1',
+      authorizationId: 12,
+      refundedFen: 600,
+      refunds: [
+        { outRefundNo: 'R1', refundId: 'rid-1', amountFen: 100, at: T0 + 2 },
+        { outRefundNo: 'R2', refundId: 'rid-2', amountFen: 500, at: T0 + 3 },
+      ],
+      version: 3,
+    })
+    expect(await store.saveOrder({ op: 'insert', order: paid })).toBe(true)
+    expect(row(paid.outTradeNo)).toEqual({
+      out_trade_no: paid.outTradeNo,
+      user_id: 7,
+      plan_id: 'month',
+      description: '月卡',
+      amount_fen: Number.MAX_SAFE_INTEGER,
+      grant_type: 'points',
+      grant_days: null,
+      grant_points: 100,
+      scene_str: null,
+      status: 'refunded',
+      created_at: T0,
+      expires_at: T0 + 900_000,
+      updated_at: T0,
+      paid_at: T0 + 1,
+      transaction_id: 'tx-1',
+      authorization_id: 12,
+      refunded_fen: 600,
+      refunds: '[{"outRefundNo":"R1","refundId":"rid-1","amountFen":100,"at":1767225600002},{"outRefundNo":"R2","refundId":"rid-2","amountFen":500,"at":1767225600003}]',
+      version: 3,
+    })
+    const types = fixture
+      .rawDb({ readonly: true })
+      .prepare('SELECT typeof(amount_fen), typeof(grant_points), typeof(created_at), typeof(refunded_fen), typeof(version), json_valid(refunds) FROM scanauth_orders')
+      .raw()
+      .get()
+    expect(types).toEqual(['integer', 'integer', 'integer', 'integer', 'integer', 1])
+
+    // A time grant of half a day and an open order without refunds: '[]', never NULL.
+    const open = order('SA00000000000000000000000002', { grant: { type: 'time', days: 0.5 } })
+    await store.saveOrder({ op: 'insert', order: open })
+    expect(row(open.outTradeNo)).toMatchObject({ grant_type: 'time', grant_days: 0.5, grant_points: null, refunds: '[]', scene_str: 'scene-1', paid_at: null })
+    // Read back through the store exactly as given.
+    expect(await store.loadOrder(paid.outTradeNo)).toStrictEqual(paid)
+    expect(await store.loadOrder(open.outTradeNo)).toStrictEqual(open)
+  })
+
+  it('leaves the row untouched when an insert finds the key taken or an update a different version', async () => {
+    const store = fixture.openStore()
+    const v1 = order('SA00000000000000000000000001')
+    await store.saveOrder({ op: 'insert', order: v1 })
+    const before = row(v1.outTradeNo)
+    expect(await store.saveOrder({ op: 'insert', order: { ...v1, userId: 8, status: 'paid' } })).toBe(false)
+    expect(await store.saveOrder({ op: 'update', order: { ...v1, status: 'paid', version: 3 }, expectedVersion: 2 })).toBe(false)
+    expect(row(v1.outTradeNo)).toEqual(before)
+    expect(await store.saveOrder({ op: 'update', order: { ...v1, status: 'closed', updatedAt: T0 + 5, version: 2 }, expectedVersion: 1 })).toBe(true)
+    expect(row(v1.outTradeNo)).toEqual({ ...before, status: 'closed', updated_at: T0 + 5, version: 2 })
+    // An update of a key with no row inserts nothing.
+    expect(await store.saveOrder({ op: 'update', order: order('SA00000000000000000000000009', { version: 2 }), expectedVersion: 1 })).toBe(false)
+    expect(fixture.rawDb({ readonly: true }).prepare('SELECT COUNT(*) FROM scanauth_orders').pluck().get()).toBe(1)
+  })
+
+  it('lets one of two connections win each version when both update one order in turn', async () => {
+    const a = fixture.openStore()
+    const b = fixture.openStore()
+    let current = order('SA00000000000000000000000001')
+    await a.saveOrder({ op: 'insert', order: current })
+    for (let round = 0; round < 20; round++) {
+      const next = { ...current, updatedAt: T0 + round, version: current.version + 1 }
+      const answers = await Promise.all([a, b, a, b].map((s, i) => s.saveOrder({ op: 'update', order: { ...next, transactionId: `tx-${round}-${i}` }, expectedVersion: current.version })))
+      expect(answers.filter(Boolean), `round ${round}`).toHaveLength(1)
+      current = { ...next, transactionId: `tx-${round}-${answers.indexOf(true)}` }
+      expect(row(current.outTradeNo)).toMatchObject({ version: current.version, transaction_id: current.transactionId })
+    }
+    expect(current.version).toBe(21)
+  })
+
+  it('upgrades a version 5 file to 6: the orders table added, everything else kept', async () => {
+    const store = fixture.openStore()
+    const created = await store.commit({
+      user: { op: 'insert', user: { openid: 'o-5', createdAt: T0, lastSeenAt: T0, hasClaimedFree: false, version: 1 }, insertAuthorizations: [] },
+    })
+    await store.close()
+    // Turn the file back into what 0.x with schema 5 wrote: no orders table, no version 6 row.
+    const db = fixture.rawDb()
+    db.exec(`DROP TABLE scanauth_orders; DELETE FROM ${VERSION_TABLE} WHERE version = 6`)
+    expect(db.prepare(`SELECT MAX(version) FROM ${VERSION_TABLE}`).pluck().get()).toBe(5)
+
+    const upgraded = fixture.openStore()
+    expect(db.prepare(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`).pluck().all()).toEqual(MIGRATIONS.map((m) => m.version))
+    expect((await upgraded.load({ openid: 'o-5' })).user?.user.id).toBe(created.ok ? created.ids.userId : -1)
+    const o = order('SA00000000000000000000000001')
+    expect(await upgraded.saveOrder({ op: 'insert', order: o })).toBe(true)
+    expect(await upgraded.listOpenOrders({ limit: 10 })).toStrictEqual([o])
+  })
+
+  it('keeps every order through purgeExpired, open, closed or paid, years after it expired', async () => {
+    const store = fixture.openStore()
+    for (const [i, status] of (['open', 'closed', 'paid', 'refunded'] as const).entries()) {
+      await store.saveOrder({ op: 'insert', order: order(`SA0000000000000000000000000${i}`, { status, expiresAt: T0 + 1 }) })
+    }
+    const before = fixture.rawDb({ readonly: true }).prepare('SELECT * FROM scanauth_orders ORDER BY out_trade_no').all()
+    await store.purgeExpired({ now: T0 + 3650 * DAY, batchSize: 1 })
+    expect(fixture.rawDb({ readonly: true }).prepare('SELECT * FROM scanauth_orders ORDER BY out_trade_no').all()).toEqual(before)
+  })
+
+  it('refuses an order whose grant is of a type it does not know, writing nothing; the table refuses a grant of mixed columns', async () => {
+    const store = fixture.openStore()
+    const odd = order('SA00000000000000000000000001', { grant: { type: 'minutes', minutes: 5 } as unknown as OrderRecord['grant'] })
+    await expect(store.saveOrder({ op: 'insert', order: odd })).rejects.toMatchObject({ code: 'invalid_change_set' })
+    expect(row(odd.outTradeNo)).toBeUndefined()
+    await store.saveOrder({ op: 'insert', order: order('SA00000000000000000000000002') })
+    const db = fixture.rawDb()
+    expect(() => db.exec(`UPDATE scanauth_orders SET grant_points = 5`)).toThrow(/CHECK constraint failed/)
+    expect(() => db.exec(`UPDATE scanauth_orders SET grant_type = 'points'`)).toThrow(/CHECK constraint failed/)
+  })
+})
