@@ -1,15 +1,15 @@
 /**
- * The one error class of the emulator and its codes: everything it throws, or rejects with, is a
- * {@link WechatEmulatorError}.
+ * The one error class of the emulators (the Official Account and WeChat Pay) and its codes:
+ * everything either throws, or rejects with, is a {@link WechatEmulatorError}.
  *
  * @module
  */
 
 /** What went wrong, machine-readable. */
 export type WechatEmulatorErrorCode =
-  /** The options of `startWechatEmulator` are invalid; the message names the option. */
+  /** The options of `startWechatEmulator` or `startWechatPayEmulator` are invalid; the message names the option. */
   | 'invalid_options'
-  /** An argument of `scan`, `push` or `failNext` is missing or wrong; the message names it. */
+  /** An argument of `scan`, `push`, `failNext`, or of a WeChat Pay emulator method (`pay`, `setKnobs`, `addMerchantKey`), is missing or wrong; the message names it. */
   | 'invalid_argument'
   /** `scan({ ticket })` names a ticket this emulator never issued. */
   | 'unknown_ticket'
@@ -17,8 +17,20 @@ export type WechatEmulatorErrorCode =
   | 'expired_code'
   /** A push was asked for before a callback URL was set (`setCallbackUrl` or the `callbackUrl` option). */
   | 'no_callback_url'
+  /** WeChat Pay: `clientOptions()` of an emulator that generated no merchant key (`merchantPublicKeys` without `generateMerchantKey`). */
+  | 'no_merchant_key'
   /** A push was asked for, or was under way, when the emulator was closed. */
   | 'closed'
+  /** WeChat Pay: `pay({ outTradeNo })` or `pay({ codeUrl })` names an order (or code_url) the emulator never created. */
+  | 'unknown_order'
+  /** WeChat Pay: `pay` of an order that is already paid (SUCCESS or REFUND): the phone shows "already paid". */
+  | 'order_paid'
+  /** WeChat Pay: `pay` of a closed order. */
+  | 'order_closed'
+  /** WeChat Pay: `pay` of an order past its `time_expire` (it still reads NOTPAY, but can no longer be paid). */
+  | 'order_expired'
+  /** WeChat Pay: `pay({ codeUrl })` with a code_url older than its 2-hour lifetime. */
+  | 'code_url_expired'
 
 /**
  * An error of the WeChat emulator.

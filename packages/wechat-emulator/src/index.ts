@@ -7,6 +7,11 @@
  * events to the app's callback like WeChat does (three deliveries when no answer comes within 5 s),
  * and has an HTML page where a person can "scan" a code by clicking it.
  *
+ * {@link startWechatPayEmulator} starts a separate server that plays WeChat Pay API v3 (Native
+ * orders, query, close, refunds): it checks every request's signature, signs every answer, and
+ * sends encrypted, signed payment and refund notifications with WeChat's retries. The two emulators
+ * are independent: emulate either one while the other is real.
+ *
  * @packageDocumentation
  */
 import { createHash, randomBytes } from 'node:crypto'
@@ -33,6 +38,24 @@ export type {
   EmulatorReply,
   EmulatorScan,
 } from './types'
+
+export { startWechatPayEmulator } from './pay/start'
+export { WECHAT_PAY_RETRY_SCHEDULE_SECONDS, WECHAT_PAY_COMPRESSED_RETRY_SCHEDULE_MS } from './pay/notify'
+export type {
+  WechatPayEmulator,
+  WechatPayEmulatorOptions,
+  WechatPayKeyMode,
+  WechatPayKnobs,
+  WechatPayMerchantKey,
+  WechatPayPayInput,
+  WechatPayTradeState,
+  WechatPayRefundStatus,
+  WechatPayEmulatorOrder,
+  WechatPayEmulatorRefund,
+  WechatPayEmulatorNotification,
+  WechatPayDeliveryAttempt,
+  WechatPayEmulatorRequest,
+} from './pay/types'
 
 /**
  * Starts an emulated Official Account on a local port.
