@@ -1,0 +1,79 @@
+/**
+ * `@scanauth/wechat-pay`: WeChat Pay API v3 for scanauth, on `fetch` and `node:crypto`.
+ *
+ * - {@link createWechatPayClient}: Native order, query, close, refund and refund query; requests
+ *   signed `WECHATPAY2-SHA256-RSA2048`, every 2xx answer verified before it is believed.
+ * - {@link createWechatPayProvider}: core's `PaymentProvider` on that client.
+ * - {@link createWechatPayNotificationHandler} and {@link createWechatPayFetchHandler}: the
+ *   `notify_url` endpoint, verified over the raw bytes, decrypted, applied through
+ *   `auth.applyPayment` / `auth.applyRefund`.
+ * - {@link parseWechatPayNotification}, {@link verifyWechatPaySignature}, {@link decryptAesGcm}: the
+ *   building blocks, for code of your own.
+ * - {@link WechatPayError}: the one error class, with a documented `code`.
+ *
+ * Verification keys are a map from `Wechatpay-Serial` (platform certificate serial or
+ * `PUB_KEY_ID_…`) to a key, so both key modes and the migration between them need no code change.
+ *
+ * @packageDocumentation
+ */
+export {
+  createWechatPayClient,
+  WECHAT_PAY_API_BASE,
+  type WechatPayClient,
+  type WechatPayClientOptions,
+  type NativeOrderInput,
+  type NativeOrderResult,
+  type RefundInput,
+} from './client'
+export type { FetchLike } from './http'
+export { createWechatPayProvider } from './provider'
+export {
+  parseWechatPayNotification,
+  type ParseNotificationOptions,
+  type WechatPayNotification,
+  type WechatPayNotificationRequest,
+} from './notification'
+export {
+  createWechatPayNotificationHandler,
+  type WechatPayNotificationHandler,
+  type WechatPayNotificationHandlerOptions,
+  type WechatPayNotificationHttpRequest,
+  type WechatPayNotificationResponse,
+  type WechatPayRejection,
+} from './notification-handler'
+export { createWechatPayFetchHandler, asFetchHandler, DEFAULT_NOTIFY_MAX_BODY_BYTES, type WechatPayFetchHandlerOptions } from './fetch-handler'
+export {
+  toProviderRefund,
+  toProviderTransaction,
+  type WechatPayRefund,
+  type WechatPayRefundAmount,
+  type WechatPayTransaction,
+  type WechatPayTransactionAmount,
+} from './resources'
+export {
+  createVerificationKeySet,
+  PUBLIC_KEY_ID_PREFIX,
+  type VerificationKeyInput,
+  type VerificationKeys,
+  type VerificationKeySet,
+} from './keys'
+export {
+  verifyWechatPaySignature,
+  DEFAULT_MAX_SKEW_SECONDS,
+  type HeaderBag,
+  type SignedMessage,
+  type VerifySignatureOptions,
+} from './verify'
+export {
+  SIGNATURE_SCHEME,
+  authorizationHeader,
+  requestSignatureMessage,
+  responseSignatureMessage,
+  signMessage,
+  verifyMessage,
+  type AuthorizationInput,
+  type RequestSignatureInput,
+} from './signature'
+export { decryptAesGcm, encryptAesGcm, RESOURCE_ALGORITHM, type AesGcmInput } from './aes-gcm'
+export { formatBeijingTime, OUT_TRADE_NO_PATTERN, OUT_REFUND_NO_PATTERN } from './validate'
+export { WechatPayError, type WechatPayErrorCode, type WechatPayErrorDetails } from './errors'
