@@ -6,6 +6,7 @@
  * - {@link scanAuthRouter}: the scanauth routes (`create_scene`, `status` with its long poll, `events`,
  *   `session`, `consume`, `logout`) as a router.
  * - {@link wechatCallbackMiddleware}: the Official Account's push URL (URL verification and events).
+ * - {@link wechatPayNotifyMiddleware}: WeChat Pay's `notify_url` over the raw body (`@scanauth/wechat-pay`).
  *
  * ```ts
  * app.use(express.json())                                   // the app's own parser is fine
@@ -17,3 +18,11 @@
  */
 export { scanAuthRouter, type ScanAuthRouterOptions } from './router'
 export { wechatCallbackMiddleware, type WechatCallbackMiddlewareOptions } from './wechat-callback'
+export {
+  wechatPayNotifyMiddleware,
+  keepRawBody,
+  DEFAULT_NOTIFY_MAX_BODY_BYTES,
+  type WechatPayNotifyMiddlewareOptions,
+  type WechatPayNotificationHandler,
+  type WechatPayNotificationRequest,
+} from './wechat-pay-notify'

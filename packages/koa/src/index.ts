@@ -6,6 +6,7 @@
  * - {@link scanAuthMiddleware}: the scanauth routes (`create_scene`, `status` with its long poll, `events`,
  *   `session`, `consume`, `logout`) under `basePath`.
  * - {@link wechatCallbackMiddleware}: the Official Account's push URL (URL verification and events).
+ * - {@link wechatPayNotifyMiddleware}: WeChat Pay's `notify_url` over the raw body (`@scanauth/wechat-pay`).
  *
  * ```ts
  * app.use(scanAuthMiddleware(auth, { basePath: '/auth' }))
@@ -17,3 +18,9 @@
  */
 export { scanAuthMiddleware, type ScanAuthMiddlewareOptions } from './scanauth-middleware'
 export { wechatCallbackMiddleware, type WechatCallbackMiddlewareOptions } from './wechat-callback'
+export {
+  wechatPayNotifyMiddleware,
+  type WechatPayNotifyMiddlewareOptions,
+  type WechatPayNotificationHandler,
+  type WechatPayNotificationRequest,
+} from './wechat-pay-notify'
