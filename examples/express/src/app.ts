@@ -1,13 +1,14 @@
 /**
  * The Express example app: an ordinary Express app (a global JSON parser, routes of its own) with
- * scanauth mounted at `/auth`, the WeChat callback at `/wechat/callback`, and the demo page at `/`.
+ * scanauth mounted at `/auth`, the WeChat callback at `/wechat/callback`, WeChat Pay's notifications
+ * at `/wechatpay/notify`, and the demo page at `/`.
  * The configuration, store and platform wiring, and the page are `@scanauth/example-shared`'s.
  *
  * @module
  */
 import express, { type ErrorRequestHandler, type Express } from 'express'
-import { scanAuthRouter, wechatCallbackMiddleware } from '@scanauth/express'
-import { createWiring, listenAndWire, PUBLIC_DIR, type ExampleConfig, type RunningServer, type Wiring } from '@scanauth/example-shared'
+import { scanAuthRouter, wechatCallbackMiddleware, wechatPayNotifyMiddleware } from '@scanauth/express'
+import { createWiring, listenAndWire, NOTIFY_PATH, PUBLIC_DIR, type DemoResponse, type ExampleConfig, type RunningServer, type Wiring } from '@scanauth/example-shared'
 
 /** Builds the app for `config` (store, platform, routes); `wiring.close()` releases them. */
 export async function createApp(config: ExampleConfig): Promise<{ app: Express; wiring: Wiring }> {
@@ -18,6 +19,8 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Express; 
     res.on('finish', () => wiring.logRequest(req.method, req.originalUrl.split('?')[0] ?? '', res.statusCode))
     next()
   })
+  // WeChat Pay signs the bytes it sends: its notifications go in before any body parser reads them.
+  app.use(NOTIFY_PATH, wechatPayNotifyMiddleware(wiring.wechatPayNotify, { onError: (error) => wiring.log(`WeChat Pay notification not handed over: ${String(error)}`) }))
   // The app's own global parser: scanauth and the WeChat callback work beside it.
   app.use(express.json())
 
@@ -34,7 +37,8 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Express; 
   })
   app.get('/demo/config', (_req, res) => send(res, wiring.demoConfig()))
   app.post('/demo/emulator-scan', async (req, res) => send(res, await wiring.demoScan(req.body)))
-  app.post('/demo/buy', async (req, res) => send(res, await wiring.demoBuy(req.body)))
+  app.post('/demo/pay', async (req, res) => send(res, await wiring.demoPay(req.body)))
+  app.get('/demo/qr.svg', async (req, res) => send(res, await wiring.demoQr(req.query.text)))
   app.use(express.static(PUBLIC_DIR))
 
   const onError: ErrorRequestHandler = (error, req, res, _next) => {
@@ -52,6 +56,8 @@ export async function startServer(config: ExampleConfig): Promise<RunningServer>
   return listenAndWire(app, wiring, config)
 }
 
-function send(res: express.Response, r: { status: number; body: unknown }): void {
-  res.status(r.status).json(r.body)
+function send(res: express.Response, r: DemoResponse): void {
+  res.status(r.status).set(r.headers ?? {})
+  if (r.type === undefined) res.json(r.body)
+  else res.type(r.type).send(r.body)
 }

@@ -14,6 +14,9 @@ describe('configFromEnv', () => {
     expect(config.port).toBe(3000)
     expect(config.store).toEqual({ kind: 'sqlite', filename: expect.stringMatching(/[/\\]data[/\\]scanauth\.sqlite$/) })
     expect(config.wechat).toEqual({ kind: 'emulator' })
+    expect(config.wechatPay).toEqual({ kind: 'emulator' })
+    expect(config.plans).toBeUndefined() // the default catalog
+    expect(config.reconcileEveryMs).toBeUndefined() // a minute
   })
 
   it('reads every variable', () => {
@@ -38,6 +41,7 @@ describe('configFromEnv', () => {
       wechat: { kind: 'account', appId: 'wx1', appSecret: 'secret', token: 'token', encodingAESKey: 'k'.repeat(43), apiBaseUrl: 'http://127.0.0.1:9' },
       sceneTtlSeconds: 120,
       freeTrialDays: 0.0007,
+      wechatPay: { kind: 'emulator' },
     })
     expect(configFromEnv({ SCANAUTH_STORE: 'memory' }).store).toEqual({ kind: 'memory' })
   })

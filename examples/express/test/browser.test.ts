@@ -1,15 +1,18 @@
 // The demo page in a real browser (Debian's chromium through playwright-core; never a download):
 // the QR image loads, the emulated phone scans, "Authorized" appears; the page waits for the scan on
 // an event stream (docs/behaviour.md B-wait-3), and on the long poll (B-wait-2) in a browser without
-// EventSource; then the purchase-needed and expired states; the demo purchase and signing out; the
-// narrowest phone (320 px); the emulator's own page. Screenshots of each state go to
-// examples/express/test-output/ (not committed).
+// EventSource; then the purchase-needed and expired states; buying a plan (the plan cards, the pay
+// code, the emulated phone paying through the WeChat Pay emulator, "Authorized" from the event stream)
+// and signing out; a purchase the payment service fails; the narrowest phone (320 px); the emulator's
+// own page. Screenshots of each state go to examples/express/test-output/ (not committed).
+import { generateKeyPairSync } from 'node:crypto'
 import { existsSync, mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { closedPort } from '@scanauth/testkit'
 import { startServer } from '../src/app'
-import type { RunningServer } from '@scanauth/example-shared'
+import type { ExampleConfig, RunningServer } from '@scanauth/example-shared'
 
 const CHROMIUM = '/usr/bin/chromium'
 const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url))
@@ -63,7 +66,7 @@ describe.skipIf(missing && !process.env.CI)('the demo page in chromium', () => {
   }
 
   /** A server of its own with the short free trial, and a clock the test moves (`ahead` ms). */
-  async function shortTrialServer() {
+  async function shortTrialServer(overrides: Partial<ExampleConfig> = {}) {
     const clock = { ahead: 0 }
     const running = await startServer({
       port: 0,
@@ -73,8 +76,45 @@ describe.skipIf(missing && !process.env.CI)('the demo page in chromium', () => {
       freeTrialDays: SHORT_TRIAL_DAYS,
       now: () => Date.now() + clock.ahead,
       log: () => {},
+      ...overrides,
     })
     return { running, clock }
+  }
+
+  /** Signs in with the emulated phone, then moves past the trial and scans again: "Purchase needed". */
+  async function reachPurchaseNeeded(page: Page, clock: { ahead: number }, tap = false) {
+    const press = (name: string) => (tap ? page.getByRole('button', { name }).tap() : page.getByRole('button', { name }).click())
+    await qrLoaded(page)
+    await press('Scan with the emulated phone')
+    await page.getByRole('heading', { name: 'Authorized' }).waitFor()
+    clock.ahead += AFTER_SHORT_TRIAL
+    await press('Sign out')
+    await qrLoaded(page)
+    await press('Scan with the emulated phone')
+    await page.getByRole('heading', { name: 'Purchase needed' }).waitFor()
+  }
+
+  /** The plan cards shown, as their visible text on one line each. */
+  async function planCards(page: Page): Promise<string[]> {
+    await page.locator('#plans button.plan').first().waitFor()
+    return (await page.locator('#plans button.plan').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim())
+  }
+
+  /** Waits until the pay code's image has loaded. */
+  async function payCodeLoaded(page: Page) {
+    await page.waitForFunction(`(() => {
+      const img = document.getElementById('pay-qr')
+      return document.getElementById('card').dataset.state === 'paying' && img.complete && img.naturalWidth > 0
+    })()`)
+  }
+
+  /** The answers of POST /auth/purchase the page received, in order. */
+  function purchaseAnswers(page: Page): Array<Promise<{ status: number; body: Record<string, unknown> }>> {
+    const answers: Array<Promise<{ status: number; body: Record<string, unknown> }>> = []
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname === '/auth/purchase') answers.push(response.json().then((body: Record<string, unknown>) => ({ status: response.status(), body })))
+    })
+    return answers
   }
 
   /** The status of `GET /auth/session` for `token`. */
@@ -288,59 +328,60 @@ describe.skipIf(missing && !process.env.CI)('the demo page in chromium', () => {
     }
   })
 
-  it('buys 30 days when a purchase is needed (a double click buys once), then signs out', async () => {
+  it('buys a plan when a purchase is needed: plan cards, the pay code, the emulated phone pays, "Authorized"; then signs out', async () => {
     const { running: shop, clock } = await shortTrialServer()
     const context = await browser.newContext({ viewport: { width: 960, height: 820 } })
     const page = await context.newPage()
     const errors: string[] = []
     page.on('pageerror', (error) => errors.push(error.message))
-    const purchases: Array<{ openid: string; idempotency_key: string }> = []
-    page.on('request', (request) => {
-      if (new URL(request.url()).pathname === '/demo/buy') purchases.push(request.postDataJSON())
-    })
+    const purchases = purchaseAnswers(page)
     try {
       await page.goto(shop.url)
-      await qrLoaded(page)
-      await page.getByRole('button', { name: 'Scan with the emulated phone' }).click()
-      await page.getByRole('heading', { name: 'Authorized' }).waitFor()
-      const trialToken = (await savedToken(page)) as string
+      await reachPurchaseNeeded(page, clock)
       const openid = (await page.evaluate(`localStorage.getItem('scanauth.demo_openid')`)) as string
-      expect(openid).toMatch(/^phone-[0-9a-f]{16}$/)
+      expect(await planCards(page)).toEqual(['30 days of access Time pass · 30 days ¥19.90', '7 days of access Time pass · 7 days ¥6.90', '100 points Points · 100 points ¥9.90'])
+      expect(await page.getByRole('button', { name: 'Buy 30 days (demo)' }).count()).toBe(0) // the old shortcut is gone
+      await page.screenshot({ path: `${OUTPUT}6-plans.png` })
 
-      // A minute later the trial is over. Signing out ends the session on the server; the same
-      // phone scans a new code: purchase needed.
-      clock.ahead += AFTER_SHORT_TRIAL
-      await page.getByRole('button', { name: 'Sign out' }).click()
-      await qrLoaded(page)
-      expect(await savedToken(page)).toBeNull()
-      expect(await sessionStatus(shop.url, trialToken)).toBe(401)
-      await page.getByRole('button', { name: 'Scan with the emulated phone' }).click()
-      await page.getByRole('heading', { name: 'Purchase needed' }).waitFor()
-      const buy = page.getByRole('button', { name: 'Buy 30 days (demo)' })
-      expect(await buy.isVisible()).toBe(true)
+      // A plan, then "choose another plan": the first order is closed when the second is opened (B-order-4).
+      await page.getByRole('button', { name: /7 days of access/ }).click()
+      await payCodeLoaded(page)
+      expect(await page.locator('#pay-title').innerText()).toBe('Scan to pay ¥6.90')
+      await page.getByRole('button', { name: 'Choose another plan' }).click()
+      await page.getByRole('heading', { name: 'Choose a plan' }).waitFor()
+      await page.getByRole('button', { name: /30 days of access/ }).click()
+      await payCodeLoaded(page)
+      const [first, second] = await Promise.all(purchases)
+      expect([first!.status, second!.status]).toEqual([200, 200])
+      expect(second!.body).toMatchObject({ amount_fen: 1990, code_url: expect.stringMatching(/^weixin:\/\/wxpay\//) })
+      expect(await page.locator('#pay-title').innerText()).toBe('Scan to pay ¥19.90')
+      expect(await page.locator('#pay-plan').innerText()).toBe('30 days of access')
+      expect(await page.locator('#pay-deadline').innerText()).toMatch(/^Pay by \S.* \(.+\)$/)
+      expect(await page.getByRole('img', { name: 'WeChat Pay code: ¥19.90 for 30 days of access' }).isVisible()).toBe(true)
+      expect(await page.locator('#pay-qr').getAttribute('src')).toBe(`/demo/qr.svg?text=${encodeURIComponent(second!.body.code_url as string)}`)
+      expect(await page.locator('#status-text').innerText()).toMatch(/^Waiting for the payment/)
+      expect(await transportOf(page)).toBe('sse')
+      await page.screenshot({ path: `${OUTPUT}7-pay-code.png` })
+      expect((await shop.wiring.auth.getOrder(first!.body.order_id as string))?.status).toBe('closed')
 
-      await buy.dblclick()
+      await page.getByRole('button', { name: 'Pay with the emulated phone' }).click()
       await page.getByRole('heading', { name: 'Authorized' }).waitFor()
-      expect(await page.locator('#facts').innerText()).toContain('Valid until')
-      await page.screenshot({ path: `${OUTPUT}6-buy.png` })
-      // Every request of the offer carried its one key, and exactly one purchase was granted.
-      expect(purchases.length).toBeGreaterThanOrEqual(1)
-      expect(new Set(purchases.map((p) => p.idempotency_key)).size).toBe(1)
-      expect(purchases.every((p) => p.openid === openid)).toBe(true)
-      const ledger = (await shop.wiring.auth.listLedger({ openid })).entries
-      const grants = ledger.filter((e) => e.kind === 'grant' && e.source === 'demo-purchase')
-      expect(grants).toEqual([expect.objectContaining({ idempotencyKey: purchases[0]!.idempotency_key })])
+      const facts = await page.locator('#facts').innerText()
+      expect(facts).toContain('Time pass')
+      expect(facts).toContain('Valid until')
+      await page.screenshot({ path: `${OUTPUT}8-paid.png` })
+      const order = await shop.wiring.auth.getOrder(second!.body.order_id as string)
+      expect(order).toMatchObject({ status: 'paid', planId: 'days-30' })
       const user = await shop.wiring.auth.getUser({ openid })
-      expect(user?.current).toMatchObject({ id: grants[0]!.authorizationId, source: 'demo-purchase', status: 'active' })
-      expect(user?.queue).toEqual([])
+      expect(user?.current).toMatchObject({ id: order!.authorizationId, source: 'purchase', status: 'active' })
+      // The session the page keeps is the one the scan of the paid scene made, and it is signed in.
+      const token = (await savedToken(page)) as string
+      expect(await sessionStatus(shop.url, token)).toBe(200)
 
       // Sign out: a new code, the token forgotten here and refused by the server.
-      const token = (await savedToken(page)) as string
-      expect(token).not.toBe(trialToken)
-      expect(await sessionStatus(shop.url, token)).toBe(200)
       await page.getByRole('button', { name: 'Sign out' }).click()
       await qrLoaded(page)
-      await page.screenshot({ path: `${OUTPUT}7-signed-out.png` })
+      await page.screenshot({ path: `${OUTPUT}9-signed-out.png` })
       expect(await savedToken(page)).toBeNull()
       expect(await sessionStatus(shop.url, token)).toBe(401)
       expect(errors).toEqual([])
@@ -350,7 +391,7 @@ describe.skipIf(missing && !process.env.CI)('the demo page in chromium', () => {
     }
   })
 
-  it('clips no button at 320 px, and buys for a session resumed after the trial ended', async () => {
+  it('clips no button at 320 px, and buys points for a session resumed after the trial ended', async () => {
     const { running: shop, clock } = await shortTrialServer()
     const context = await browser.newContext({ viewport: { width: 320, height: 640 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true })
     const page = await context.newPage()
@@ -364,15 +405,24 @@ describe.skipIf(missing && !process.env.CI)('the demo page in chromium', () => {
       await page.getByRole('heading', { name: 'Authorized' }).waitFor()
       await expectNoClippedButton(page, 320)
 
-      // The trial ends while the page is closed: reopened, the saved session has no authorization.
+      // The trial ends while the page is closed: reopened, the saved session has no authorization,
+      // and no scene: it buys with its session, and learns of the payment by asking with it.
       clock.ahead += AFTER_SHORT_TRIAL
       await page.reload()
       await page.getByRole('heading', { name: 'Purchase needed' }).waitFor()
+      expect(await planCards(page)).toHaveLength(3)
       await expectNoClippedButton(page, 320)
-      await page.screenshot({ path: `${OUTPUT}8-narrow-320.png` })
-      await page.getByRole('button', { name: 'Buy 30 days (demo)' }).tap()
+      await page.screenshot({ path: `${OUTPUT}10-narrow-plans.png`, fullPage: true })
+      await page.getByRole('button', { name: /100 points/ }).tap()
+      await payCodeLoaded(page)
+      expect(await page.locator('#pay-title').innerText()).toBe('Scan to pay ¥9.90')
+      await expectNoClippedButton(page, 320)
+      await page.screenshot({ path: `${OUTPUT}11-narrow-pay-code.png`, fullPage: true })
+      await page.getByRole('button', { name: 'Pay with the emulated phone' }).tap()
       await page.getByRole('heading', { name: 'Authorized' }).waitFor()
+      expect(await page.locator('#facts').innerText()).toMatch(/Points left\s+100/)
       await expectNoClippedButton(page, 320)
+      await page.screenshot({ path: `${OUTPUT}12-narrow-paid.png`, fullPage: true })
 
       // Signing out when no code can be created: the overlay's button fits too, and brings a code.
       shop.wiring.emulator!.failNext('qrcode/create', { errcode: 45009, errmsg: 'api freq out of limit' })
@@ -382,6 +432,44 @@ describe.skipIf(missing && !process.env.CI)('the demo page in chromium', () => {
       await expectNoClippedButton(page, 320)
       await page.getByRole('button', { name: 'Try again' }).tap()
       await qrLoaded(page)
+      expect(errors).toEqual([])
+    } finally {
+      await context.close()
+      await shop.close()
+    }
+  })
+
+  it("shows the payment service's {detail} when a purchase fails, and offers the plans again", async () => {
+    // A merchant whose WeChat Pay cannot be reached: the purchase fails for real, with core's 502.
+    const keys = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } })
+    const { running: shop, clock } = await shortTrialServer({
+      wechatPay: {
+        kind: 'merchant',
+        mchid: '1230000109',
+        appid: 'wx_unreachable_pay',
+        apiV3Key: 'k'.repeat(32),
+        merchantPrivateKeyPem: keys.privateKey,
+        merchantCertSerial: 'ABCDEF0123456789',
+        publicKeyId: 'PUB_KEY_ID_0100000000000000000000000000000000',
+        publicKeyPem: keys.publicKey,
+        apiBaseUrl: `http://127.0.0.1:${await closedPort()}`,
+      },
+    })
+    const context = await browser.newContext({ viewport: { width: 960, height: 820 } })
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    try {
+      await page.goto(shop.url)
+      await reachPurchaseNeeded(page, clock)
+      await page.getByRole('button', { name: /30 days of access/ }).click()
+      await expect.poll(() => page.locator('#status-text').innerText()).toMatch(/^The payment service failed to /)
+      expect(await page.locator('#status').getAttribute('data-tone')).toBe('error')
+      expect(await page.locator('#card').getAttribute('data-state')).toBe('need_purchase')
+      // No emulated payment without the WeChat Pay emulator, and the plans can be tried again.
+      expect(await page.getByRole('button', { name: 'Pay with the emulated phone' }).count()).toBe(0)
+      expect(await page.getByRole('button', { name: /7 days of access/ }).isEnabled()).toBe(true)
+      await page.screenshot({ path: `${OUTPUT}13-purchase-failed.png` })
       expect(errors).toEqual([])
     } finally {
       await context.close()
@@ -404,7 +492,7 @@ describe.skipIf(missing && !process.env.CI)('the demo page in chromium', () => {
       expect(cells[2]).toBe('o_listed_on_the_page')
       expect(cells[3]).toMatch(/^HTTP 200/)
       expect(await page.locator('#scans tbody tr').count()).toBe(emulator.scans().length)
-      await page.screenshot({ path: `${OUTPUT}9-emulator-scans.png`, fullPage: true })
+      await page.screenshot({ path: `${OUTPUT}14-emulator-scans.png`, fullPage: true })
     } finally {
       await context.close()
     }

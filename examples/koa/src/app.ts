@@ -1,14 +1,15 @@
 /**
  * The Koa example app: an ordinary Koa app (@koa/bodyparser, routes of its own) with scanauth at
- * `/auth`, the WeChat callback at `/wechat/callback`, and the demo page at `/`. The configuration,
+ * `/auth`, the WeChat callback at `/wechat/callback`, WeChat Pay's notifications at
+ * `/wechatpay/notify`, and the demo page at `/`. The configuration,
  * store and platform wiring, and the page are `@scanauth/example-shared`'s.
  *
  * @module
  */
 import Koa from 'koa'
 import { bodyParser } from '@koa/bodyparser'
-import { scanAuthMiddleware, wechatCallbackMiddleware } from '@scanauth/koa'
-import { createWiring, listenAndWire, publicFile, type ExampleConfig, type RunningServer, type Wiring } from '@scanauth/example-shared'
+import { scanAuthMiddleware, wechatCallbackMiddleware, wechatPayNotifyMiddleware } from '@scanauth/koa'
+import { createWiring, listenAndWire, NOTIFY_PATH, publicFile, type DemoResponse, type ExampleConfig, type RunningServer, type Wiring } from '@scanauth/example-shared'
 
 /** Builds the app for `config` (store, platform, routes); `wiring.close()` releases them. */
 export async function createApp(config: ExampleConfig): Promise<{ app: Koa; wiring: Wiring }> {
@@ -23,6 +24,13 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Koa; wiri
       wiring.logRequest(ctx.method, ctx.path, ctx.status)
     }
   })
+  // WeChat Pay signs the bytes it sends: its notifications go in before the body parser reads them.
+  app.use(
+    wechatPayNotifyMiddleware(wiring.wechatPayNotify, {
+      path: NOTIFY_PATH,
+      onError: (error) => wiring.log(`WeChat Pay notification not handed over: ${String(error)}`),
+    }),
+  )
   // The app's own global parser: scanauth and the WeChat callback work beside it. A body it cannot
   // read (invalid JSON, an unknown charset, a broken gzip) is the client's mistake: 4xx {detail}, as
   // the Express example answers it, rather than Koa's plain-text error or a 500.
@@ -56,7 +64,8 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Koa; wiri
       } else ctx.body = { user_id: session.userId, device_id: session.deviceId, authorization: session.authorization }
     } else if (route === 'GET /demo/config') send(ctx, wiring.demoConfig())
     else if (route === 'POST /demo/emulator-scan') send(ctx, await wiring.demoScan(ctx.request.body))
-    else if (route === 'POST /demo/buy') send(ctx, await wiring.demoBuy(ctx.request.body))
+    else if (route === 'POST /demo/pay') send(ctx, await wiring.demoPay(ctx.request.body))
+    else if (route === 'GET /demo/qr.svg') send(ctx, await wiring.demoQr(ctx.query.text))
     else if (ctx.method === 'GET' || ctx.method === 'HEAD') {
       const file = await publicFile(ctx.path)
       if (file === undefined) return next()
@@ -73,7 +82,9 @@ export async function startServer(config: ExampleConfig): Promise<RunningServer>
   return listenAndWire(app.callback(), wiring, config)
 }
 
-function send(ctx: Koa.Context, r: { status: number; body: unknown }): void {
+function send(ctx: Koa.Context, r: DemoResponse): void {
   ctx.status = r.status
+  ctx.set(r.headers ?? {})
+  if (r.type !== undefined) ctx.type = r.type
   ctx.body = r.body
 }

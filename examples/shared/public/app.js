@@ -1,13 +1,14 @@
 // The scanauth demo page: create a scene, show its QR code, wait for the scan (an event stream, else
-// a long poll, else polling: wait.js), show the result; in emulator mode, buy 30 days when a purchase
-// is needed; sign out.
+// a long poll, else polling: wait.js), show the result; when a purchase is needed, offer the plans and
+// wait for the payment (pay.js); sign out.
 // Plain browser JavaScript, no build step. Served by both example servers.
 //
 // The session token is kept in localStorage ('scanauth.session'), so a reload stays signed in. It is
 // saved when the status answers authorized and removed by "Sign out", by "New code" (a new code means
 // starting over) and when the server no longer knows it (401).
 /* global setInterval, clearInterval */
-import { abbreviate, api, forgetSavedSession, formatDate, newPurchaseKey, randomHex, remember, saveSession, savedSession } from './lib.js'
+import { abbreviate, api, forgetSavedSession, formatDate, randomHex, remember, saveSession, savedSession } from './lib.js'
+import { createCheckout } from './pay.js'
 import { waitForScene } from './wait.js'
 
 const RETRY_MS = 2000 // the first wait before asking for a code again while the server cannot be reached
@@ -16,6 +17,16 @@ const AUTO_REFRESHES = 3 // expired codes replaced without asking, before the pa
 
 const $ = (id) => document.getElementById(id)
 const card = $('card')
+const checkout = createCheckout({
+  $,
+  setState,
+  setStatus,
+  emulated: () => config.pay_emulator === true,
+  onAuthorized: (token, authorization) => {
+    saveSession(token)
+    showAuthorized(token, authorization)
+  },
+})
 
 const deviceId = remember('scanauth.device_id', () => `web-${randomHex(16)}`)
 const phoneOpenid = remember('scanauth.demo_openid', () => `phone-${randomHex(8)}`)
@@ -29,12 +40,12 @@ let tickTimer = null
 let failures = 0 // failed attempts to create a code, or connection trouble while waiting
 let autoRefreshes = 0
 let session = null // the token of the authorized card
-let offer = null // { key, bought }: the purchase offered on the need_purchase card
 
 // ---------------------------------------------------------------- timers
 
 /** Ends the wait for a scan (the event stream, a request in flight) and the timers. */
 function stopTimers() {
+  checkout.stop()
   waiting?.stop()
   clearTimeout(retryTimer)
   clearInterval(tickTimer)
@@ -48,13 +59,17 @@ function setState(state) {
   const pending = state === 'pending'
   $('qr-box').hidden = !['loading', 'pending', 'expired', 'error'].includes(state)
   $('result').hidden = !['authorized', 'need_purchase'].includes(state)
+  $('shop').hidden = state !== 'need_purchase'
+  $('paying').hidden = state !== 'paying'
   $('qr-overlay').hidden = !['expired', 'error'].includes(state)
   // The outcome and the expired overlay say it all; the status line is for waiting and for errors.
   // (A result card shows it again for a problem: see setStatus.)
-  $('status').hidden = !['loading', 'pending', 'error'].includes(state)
+  $('status').hidden = !['loading', 'pending', 'error', 'paying'].includes(state)
   $('emulator-scan').hidden = !(pending && config.emulator)
   $('emulator-hint').hidden = !(pending && config.emulator)
-  $('buy').hidden = !(state === 'need_purchase' && config.emulator)
+  $('emulator-pay').hidden = !(state === 'paying' && config.pay_emulator)
+  $('pay-hint').hidden = !(state === 'paying' && config.pay_emulator)
+  $('other-plan').hidden = state !== 'paying'
   $('new-code').hidden = state !== 'need_purchase'
   $('sign-out').hidden = state !== 'authorized'
   $('lead').hidden = !['loading', 'pending'].includes(state)
@@ -109,7 +124,6 @@ function authorizationFacts(a) {
 function showAuthorized(token, authorization) {
   stopTimers()
   session = token
-  offer = null
   showResult({
     tone: 'ok',
     title: 'Authorized',
@@ -122,23 +136,16 @@ function showAuthorized(token, authorization) {
 
 function showNeedPurchase() {
   stopTimers()
-  const boughtBefore = offer?.bought === true
-  // One key per offer: a double click, or a retry after a lost answer, buys once.
-  offer = { key: newPurchaseKey(), bought: false }
   showResult({
     tone: 'warn',
     title: 'Purchase needed',
-    text: config.emulator
-      ? 'The scan worked, but this WeChat user has no active authorization: the free trial has been used. Buy 30 days (a demo: no payment) to continue.'
-      : 'The scan worked, but this WeChat user has no active authorization: the free trial has been used. Buy time or points, then scan a new code.',
+    text: 'The scan worked, but this WeChat user has no active authorization: the free trial has been used. Choose a plan and pay with WeChat.',
     facts: [],
   })
-  setState('need_purchase')
   setStatus('No active authorization', 'warn')
-  if (boughtBefore) {
-    // The purchase went to the emulated phone's user, but someone else scanned this code.
-    setStatus(`Bought for ${phoneOpenid}, but another WeChat user scanned this code. Scan a new one with the emulated phone.`, 'error')
-  }
+  // The device of the scanned scene buys for that scene's user; one back with a saved session (no
+  // scene) buys with the session.
+  checkout.offer(scene ? { sceneStr: scene.sceneStr } : { token: session })
 }
 
 function showExpired() {
@@ -239,20 +246,6 @@ function onAnswer(httpStatus, body) {
   showPending()
 }
 
-/** One plain poll of the current scene (after a purchase: the scene is authorized, so one answer is final). */
-async function pollOnce(gen) {
-  let res
-  try {
-    res = await api(`/auth/status?scene=${encodeURIComponent(scene.sceneStr)}`)
-  } catch {
-    if (gen === generation) setStatus('Cannot reach the server. Reload the page to see the purchase.', 'error', { show: true })
-    return
-  }
-  if (gen !== generation) return
-  if (res.status >= 500) return setStatus(`The server answered ${res.status}. Reload the page to see the purchase.`, 'error', { show: true })
-  onAnswer(res.status, res.body)
-}
-
 async function emulatedScan() {
   if (!scene) return
   const button = $('emulator-scan')
@@ -305,32 +298,6 @@ function startOver() {
   newScene()
 }
 
-/** "Buy 30 days (demo)": the demo purchase for the emulated phone's user, then a fresh look at the status. */
-async function buy() {
-  if (!offer) return
-  const button = $('buy')
-  const gen = generation
-  const current = offer
-  button.disabled = true
-  button.textContent = 'Buying…'
-  try {
-    const res = await api('/demo/buy', { method: 'POST', json: { openid: phoneOpenid, idempotency_key: current.key } })
-    if (res.status !== 200) return setStatus(res.body?.detail || `The purchase failed (${res.status}).`, 'error')
-    current.bought = true
-    if (gen !== generation || offer !== current) return
-    setStatus('Purchased. Checking…', 'info', { show: true })
-    // A poll of the scene finds the new authorization; a resumed session has no scene, so ask with the token.
-    if (scene) await pollOnce(gen)
-    else if (!(await resumeSession())) startOver()
-  } catch {
-    // The answer may be lost after the purchase was made: the same key again cannot buy twice.
-    setStatus('Cannot reach the server. Try again: the same purchase is not made twice.', 'error')
-  } finally {
-    button.disabled = false
-    button.textContent = 'Buy 30 days (demo)'
-  }
-}
-
 /** "Sign out": ends the session on the server (POST /auth/logout), forgets it, and shows a new code. */
 async function signOut() {
   const token = session || savedSession()
@@ -352,7 +319,6 @@ async function signOut() {
 
 async function start() {
   $('emulator-scan').addEventListener('click', emulatedScan)
-  $('buy').addEventListener('click', buy)
   $('new-code').addEventListener('click', startOver)
   $('overlay-new').addEventListener('click', startOver)
   $('sign-out').addEventListener('click', signOut)
@@ -366,6 +332,7 @@ async function start() {
   if (config.framework) parts.push(config.framework)
   if (config.store) parts.push(`${config.store} store`)
   if (config.emulator) parts.push('WeChat emulator')
+  if (config.pay_emulator) parts.push('WeChat Pay emulator')
   $('footer').textContent = parts.join(' · ')
   if (!(await resumeSession())) await newScene()
 }

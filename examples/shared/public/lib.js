@@ -50,11 +50,14 @@ export function forgetSavedSession() {
 }
 
 /**
- * An idempotency key for one purchase offer. randomUUID exists only in a secure context (https or
- * localhost); elsewhere 16 random bytes do the same job.
+ * A price in fen as yuan, e.g. 1990 → "¥19.90". Integer arithmetic only: 1990 / 100 is not exactly
+ * 19.9 in floating point, and rounding it is how prices end up a fen off.
  */
-export function newPurchaseKey() {
-  return typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `buy-${randomHex(16)}`
+export function formatFen(fen) {
+  if (!Number.isSafeInteger(fen) || fen < 0) return '—'
+  const cents = fen % 100
+  const yuan = (fen - cents) / 100 // exact: a whole multiple of 100 divided by 100
+  return `¥${yuan.toLocaleString('en-US')}.${String(cents).padStart(2, '0')}`
 }
 
 /** `text` shortened to its head and tail, for a token on the card. */

@@ -1,5 +1,6 @@
-// Waiting for a scan: how the demo page (app.js) learns that its scene has left `pending`, by the
-// best way the browser and the server offer (docs/behaviour.md B-wait-1…3):
+// Waiting for a scan, or for a payment: how the demo page (app.js, pay.js) learns that its scene has
+// left `pending` (or, while an order of it is open, `need_purchase`: B-order-7), by the best way the
+// browser and the server offer (docs/behaviour.md B-wait-1…3):
 //
 //   1. Server-Sent Events, `GET /auth/events?scene=…` (B-wait-3): one request for the whole wait;
 //      the server sends the status on connect and again the moment it changes, then closes.
@@ -25,6 +26,9 @@ const FIRST_EVENT_MS = 10000 // the server sends the status at once; nothing by 
  * - `onAnswer(httpStatus, body)` gets every answer: `pending` ones (the wait goes on) and the final
  *   one (a status other than `pending`, or a 404 for a scene the server no longer knows), after
  *   which the wait has ended by itself.
+ * - `keepWaiting(body)` says which answers are not final; by default `pending` ones. The wait for a
+ *   payment also goes on through `need_purchase`, which the server keeps streaming while the order
+ *   is open.
  * - `onProblem(text)` is told of connection trouble while the wait goes on (for the status line).
  * - `onTransport(name)` is told which way it waits: `sse`, `long-poll` or `poll`.
  *
@@ -32,7 +36,7 @@ const FIRST_EVENT_MS = 10000 // the server sends the status at once; nothing by 
  * flight, clears timers); `checkNow()` asks at once when plain polling (the other two are told by
  * the server as soon as anything changes, so for them it does nothing).
  */
-export function waitForScene(sceneStr, { onAnswer, onProblem, onTransport = () => {} }) {
+export function waitForScene(sceneStr, { onAnswer, onProblem, onTransport = () => {}, keepWaiting = (body) => body?.status === 'pending' }) {
   const scene = encodeURIComponent(sceneStr)
   let stopped = false
   let transport = null
@@ -57,7 +61,7 @@ export function waitForScene(sceneStr, { onAnswer, onProblem, onTransport = () =
 
   /** Hands an answer to the page; true while the scene is still pending (the wait goes on). */
   function answer(httpStatus, body) {
-    const pending = httpStatus === 200 && body?.status === 'pending'
+    const pending = httpStatus === 200 && keepWaiting(body)
     if (!pending) stop()
     failures = 0
     onAnswer(httpStatus, body)

@@ -18,16 +18,36 @@
  * | `SCANAUTH_PURGE_MINUTES` | minutes between purges of expired scenes, sessions and counters (default 60; `0` turns it off) |
  * | `WECHAT_APP_ID`, `WECHAT_APP_SECRET`, `WECHAT_TOKEN` | the Official Account; without the AppID and AppSecret an emulator is started |
  * | `WECHAT_ENCODING_AES_KEY` | safe-mode key (optional; 43 characters) |
+ * | `WECHAT_API_BASE` | API base URL (default WeChat's), e.g. an emulator running elsewhere |
+ * | `WECHATPAY_MCHID` | the WeChat Pay merchant id; unset, a WeChat Pay emulator runs in-process (whether the Official Account is emulated or not) |
+ * | `WECHATPAY_APPID` | the AppID bound to the merchant (default `WECHAT_APP_ID`; required when the Official Account is emulated) |
+ * | `WECHATPAY_API_V3_KEY` | the APIv3 key (32 ASCII characters) |
+ * | `WECHATPAY_PRIVATE_KEY_FILE`, `WECHATPAY_CERT_SERIAL` | the merchant API key (`apiclient_key.pem`, PEM RSA) and its certificate's serial |
+ * | `WECHATPAY_PUBLIC_KEY_FILE`, `WECHATPAY_PUBLIC_KEY_ID` | WeChat Pay's public key (PEM RSA) and its id `PUB_KEY_ID_…` (public-key mode) |
+ * | `WECHATPAY_API_BASE` | WeChat Pay's API base URL (default `https://api.mch.weixin.qq.com`), e.g. an emulator elsewhere |
+ * | `WECHATPAY_NOTIFY_URL` | the `notify_url` WeChat Pay posts to (default the server's own `<address>/wechatpay/notify`; real WeChat Pay needs a public https URL); works with the emulator too |
+ * | `SCANAUTH_PLANS` | the catalog, a JSON array as `GET /auth/plans` answers it: `[{"id","description","amount_fen","grant":{"type":"time","days"} or {"type":"points","points"}}]` (default: 30 days ¥19.90, 7 days ¥6.90, 100 points ¥9.90) |
+ * | `SCANAUTH_RECONCILE_MINUTES` | minutes between reconciliations of open orders with WeChat Pay (default 1; `0` turns it off) |
  *
  * In emulator mode, a `WECHAT_TOKEN` and a `WECHAT_ENCODING_AES_KEY` that are set are the emulated
  * account's: pushes you sign yourself (`curl`) are checked with your token, and with your key the
  * emulator pushes in safe mode (without it, in plain mode). Neither set: the emulator's own token and
  * a fresh key each run, safe mode.
- * | `WECHAT_API_BASE` | API base URL (default WeChat's), e.g. an emulator running elsewhere |
+ *
+ * With `WECHATPAY_MCHID` set, every `WECHATPAY_*` variable but `WECHATPAY_API_BASE` and
+ * `WECHATPAY_NOTIFY_URL` is required (`WECHATPAY_APPID` falls back to `WECHAT_APP_ID`), and the key
+ * files are read and checked at start; without it, setting any of them but `WECHATPAY_NOTIFY_URL`
+ * is a mistake. Amounts are integer fen (1990 = ¥19.90), never yuan.
  *
  * @module
  */
 import { resolve } from 'node:path'
+import type { Plan } from '@scanauth/core'
+import { ConfigError } from './config-error'
+import { plansFromEnv, wechatPayFromEnv, type WechatPayConfig } from './pay-config'
+
+export { ConfigError } from './config-error'
+export { DEFAULT_PLANS, WECHAT_PAY_API_BASE, type WechatPayConfig } from './pay-config'
 
 /** Where the store lives. */
 export type StoreConfig =
@@ -68,6 +88,12 @@ export interface ExampleConfig {
   log?: (line: string) => void
   /** The clock of scanauth, in epoch milliseconds (tests move it to show expiry). Default `Date.now`. */
   now?: () => number
+  /** The WeChat Pay side. Default: the emulator in-process. */
+  wechatPay?: WechatPayConfig
+  /** The catalog (`SCANAUTH_PLANS`). Default {@link DEFAULT_PLANS}. */
+  plans?: Plan[]
+  /** Milliseconds between reconciliations of open orders (`auth.reconcileOrders()`), or `false` for none. Default: a minute. */
+  reconcileEveryMs?: number | false
 }
 
 /** The longest free trial core accepts (`createScanAuth`'s `freeTrialDays`: at most 100 years). */
@@ -90,11 +116,6 @@ export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test'
  * bad `SCANAUTH_PG_SCHEMA` stops the start naming the variable rather than the option.
  */
 const PG_SCHEMA = /^[a-z_][a-z0-9_]{0,39}$/
-
-/** A configuration mistake, said in words a person can act on. */
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-}
 
 /** Reads the configuration from environment variables (see the table at the top of this file). */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConfig {
@@ -164,6 +185,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConf
     createScenePerMinute: limitOrOff(integer('SCANAUTH_CREATE_SCENE_PER_MINUTE', undefined, 0, 1_000_000_000)),
     dailyQrBudget: limitOrOff(integer('SCANAUTH_DAILY_QR_BUDGET', undefined, 0, 1_000_000_000)),
     purgeEveryMs: minutesOrOff(integer('SCANAUTH_PURGE_MINUTES', undefined, 0, 7 * 24 * 60)),
+    // The Official Account's AppID is the merchant's by default only when the account is real.
+    wechatPay: wechatPayFromEnv(value, wechat.kind === 'account' ? wechat.appId : undefined),
+    plans: plansFromEnv(value('SCANAUTH_PLANS')),
+    reconcileEveryMs: minutesOrOff(integer('SCANAUTH_RECONCILE_MINUTES', undefined, 0, 24 * 60)),
   }
 }
 

@@ -1,24 +1,28 @@
 /**
- * The demo page's endpoints under `/demo/`: what the page should offer, the emulated phone's scan,
- * and the demo purchase. Each takes the parsed JSON body and returns a {@link DemoResponse} for any
- * framework to send. The scan and the purchase exist only in emulator mode (404 otherwise): on a
- * real account, people scan with WeChat and pay through the app's own payment flow.
+ * The demo page's endpoints under `/demo/`: the emulated phone's scan, its payment, and the pay
+ * code as an image. Each takes the parsed JSON body (or the query) and returns a
+ * {@link DemoResponse} for any framework to send. The scan exists only while the Official Account is
+ * emulated and the payment only while WeChat Pay is (404 otherwise): with the real ones, people scan
+ * and pay with WeChat.
  *
  * @module
  */
-import { ScanAuthError, SCENE_STR_PATTERN, type ScanAuth } from '@scanauth/core'
-import type { WechatEmulator } from '@scanauth/wechat-emulator'
+import QRCode from 'qrcode'
+import { SCENE_STR_PATTERN, type ScanAuth } from '@scanauth/core'
+import { OUT_TRADE_NO_PATTERN } from '@scanauth/wechat-pay'
+import { WechatEmulatorError, type WechatEmulator, type WechatPayEmulator } from '@scanauth/wechat-emulator'
 
-/** A response of the demo endpoints, for any framework to send as JSON. */
+/** A response of the demo endpoints, for any framework to send: JSON unless `type` says otherwise. */
 export interface DemoResponse {
   /** HTTP status. */
   status: number
-  /** The JSON body: the answer, or `{detail}` for an error. */
+  /** The JSON body (the answer, or `{detail}` for an error), or the text of a `type` answer. */
   body: unknown
+  /** The content type of a body that is not JSON (then `body` is a string), e.g. the pay code's SVG. */
+  type?: string
+  /** Extra response headers. */
+  headers?: Record<string, string>
 }
-
-/** What the demo purchase grants: 30 days of time, with a source the ledger shows as a demo. */
-export const DEMO_PURCHASE = { type: 'time', durationSeconds: 30 * 86_400, source: 'demo-purchase' } as const
 
 /** The openids the emulated phone uses (`phone-<hex>` on the page); stricter than core's 1–128 characters, for the log's sake. */
 const OPENID = /^[\w-]{1,64}$/
@@ -26,10 +30,12 @@ const OPENID_RULE = 'openid must be 1-64 letters, digits, _ or -'
 
 /** What the demo endpoints work with. */
 export interface DemoContext {
-  /** The scanauth instance the purchase grants through. */
+  /** The scanauth instance. */
   auth: ScanAuth
-  /** The in-process emulator; null with a real account, where the demo endpoints answer 404. */
+  /** The in-process Official Account emulator; null with a real account, where the scan answers 404. */
   emulator: WechatEmulator | null
+  /** The in-process WeChat Pay emulator; null with a real merchant, where the payment answers 404. */
+  payEmulator: WechatPayEmulator | null
   /** The server's log. */
   log(line: string): void
 }
@@ -53,30 +59,62 @@ export async function demoScan({ emulator, log }: DemoContext, body: unknown): P
 }
 
 /**
- * `POST /demo/buy` `{openid, idempotency_key}`: a demo purchase of 30 days for `openid`, as an
- * app's payment notification would grant it. The page makes the key once per offer, so a double
- * click or a retry after a lost answer buys once (docs/behaviour.md, B-idem-3: a repeat returns the
- * first grant). 200 `{authorization}`; 400 for a bad openid or key; 409 when the key was used for
- * another purchase; 404 outside emulator mode.
+ * What a refused payment answers, by the emulator's reason: the order is paid already (409), or can
+ * no longer be paid (410: closed, past its deadline, or its code too old); one the emulator never
+ * opened is 404.
  */
-export async function demoBuy({ auth, emulator, log }: DemoContext, body: unknown): Promise<DemoResponse> {
-  if (emulator === null) return { status: 404, body: { detail: 'The demo purchase exists only with the WeChat emulator' } }
-  const { openid, idempotency_key: key } = fields(body)
-  if (typeof openid !== 'string' || !OPENID.test(openid)) return { status: 400, body: { detail: OPENID_RULE } }
-  // Its limits (D-identifiers) are core's: an empty or over-long key comes back as a 400 below.
-  if (typeof key !== 'string') return { status: 400, body: { detail: 'idempotency_key must be a string' } }
+const PAY_REFUSALS: Record<string, number> = {
+  unknown_order: 404,
+  order_paid: 409,
+  order_closed: 410,
+  order_expired: 410,
+  code_url_expired: 410,
+  invalid_argument: 400,
+}
+
+/**
+ * `POST /demo/pay` `{order_id}`: the emulated phone pays the order at the in-process WeChat Pay
+ * emulator, which then notifies `/wechatpay/notify` as WeChat Pay would (in the background; the page
+ * learns of the payment from its wait on the scene). 200 `{order_id, transaction_id, trade_state}`;
+ * 400 for a malformed id; 404 for an order the emulator does not know, or without the emulator;
+ * 409/410 with the emulator's reason when the order cannot be paid.
+ */
+export async function demoPay({ payEmulator, log }: DemoContext, body: unknown): Promise<DemoResponse> {
+  if (payEmulator === null) return { status: 404, body: { detail: 'No WeChat Pay emulator: pay the code with WeChat' } }
+  const { order_id: orderId } = fields(body)
+  if (typeof orderId !== 'string' || !OUT_TRADE_NO_PATTERN.test(orderId)) {
+    return { status: 400, body: { detail: 'order_id is required: the order_id POST /auth/purchase answered' } }
+  }
   try {
-    const a = await auth.grant({ openid, ...DEMO_PURCHASE, idempotencyKey: key })
-    log(`demo purchase ${key} by ${openid}: authorization ${a.id} (${a.status})`)
-    return {
-      status: 200,
-      body: { authorization: { id: a.id, user_id: a.userId, type: a.type, status: a.status, end_at: a.endAt, source: a.source } },
-    }
+    const transaction = await payEmulator.pay({ outTradeNo: orderId })
+    log(`emulated payment of order ${orderId}: ${String(transaction.transaction_id)}`)
+    return { status: 200, body: { order_id: orderId, transaction_id: transaction.transaction_id, trade_state: transaction.trade_state } }
   } catch (error) {
-    // idempotency_conflict is 409; a key core refuses (empty, over 128 characters, control
-    // characters) is 400. Anything else is
-    // not a ScanAuthError and goes on to the framework's 500.
-    if (error instanceof ScanAuthError) return { status: error.status, body: { detail: error.message } }
-    throw error
+    const status = error instanceof WechatEmulatorError ? PAY_REFUSALS[error.code] : undefined
+    if (status === undefined) throw error
+    log(`emulated payment of order ${orderId} refused: ${(error as WechatEmulatorError).code}`)
+    return { status, body: { detail: (error as Error).message, code: (error as WechatEmulatorError).code } }
+  }
+}
+
+/** What the pay code may encode: WeChat Pay's Native `code_url`, nothing else (this is no QR service). */
+const PAY_CODE_TEXT = /^weixin:\/\/wxpay\/[\x21-\x7e]{1,240}$/
+
+/**
+ * `GET /demo/qr.svg?text=<code_url>`: the pay code as an SVG image, for the page to show (a real app
+ * would draw it on the device). Only `weixin://wxpay/…` texts of at most 255 characters; 400 otherwise.
+ * It works whichever WeChat Pay is used: the code of a real order is what a real phone scans.
+ */
+export async function demoQr(text: unknown): Promise<DemoResponse> {
+  if (typeof text !== 'string' || !PAY_CODE_TEXT.test(text)) {
+    return { status: 400, body: { detail: 'text must be a WeChat Pay code_url (weixin://wxpay/…, at most 255 characters)' } }
+  }
+  const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2, color: { dark: '#000000', light: '#ffffff' } })
+  return {
+    status: 200,
+    body: svg,
+    type: 'image/svg+xml',
+    // The same text always draws the same code; and an image has no business running anything.
+    headers: { 'cache-control': 'private, max-age=3600', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'", 'x-content-type-options': 'nosniff' },
   }
 }

@@ -1,12 +1,13 @@
 /**
  * `@scanauth/example-shared`: what the Express and Koa example servers share apart from their
- * framework: the configuration read from the environment, the store and WeChat wiring, serving and
+ * framework: the configuration read from the environment, the store, WeChat and WeChat Pay wiring, serving and
  * shutting down, and the demo page's files (`public/`). Its test suites are at
  * `@scanauth/example-shared/testing`.
  *
  * @module
  */
-export { configFromEnv, ConfigError, type ExampleConfig, type StoreConfig, type WechatConfig } from './config'
+export { configFromEnv, ConfigError, DEFAULT_PLANS, WECHAT_PAY_API_BASE, type ExampleConfig, type StoreConfig, type WechatConfig, type WechatPayConfig } from './config'
 export { createWiring, publicFile, PUBLIC_DIR, type Wiring } from './wiring'
-export { DEMO_PURCHASE, type DemoResponse } from './demo'
+export { type DemoResponse } from './demo'
+export { EMULATED_MCHID, NOTIFY_PATH } from './pay-wiring'
 export { listenAndWire, main, type RunningServer } from './serve'

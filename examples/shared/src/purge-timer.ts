@@ -7,6 +7,7 @@
  * @module
  */
 import type { PurgeResult, Store } from '@scanauth/core'
+import { every } from './every'
 
 /** Expired records are kept this long before a purge deletes them (for support questions). */
 export const PURGE_RETENTION_MS = 24 * 3600_000
@@ -22,41 +23,20 @@ export interface PurgeTimerOptions {
 }
 
 /**
- * Purges every `everyMs` (first after `everyMs`), never two at once, and never holding the process
- * open. Returns the stop function: no purge starts after it, and it resolves once a purge that is
- * running has finished, so the store can be closed right after.
+ * Purges every `everyMs` through {@link every}: first after `everyMs`, never two at once, never
+ * holding the process open; nothing at all for a store without `purgeExpired`. Returns the stop
+ * function, which resolves once a running purge has finished.
  */
 export function startPurgeTimer(store: Store, options: PurgeTimerOptions): () => Promise<void> {
   const purge = store.purgeExpired
   if (purge === undefined) return async () => undefined
-  let stopped = false
-  let running: Promise<void> = Promise.resolve()
-  let timer: NodeJS.Timeout | undefined
-  const run = async () => {
-    try {
-      report(await purge.call(store, { now: options.now(), retentionMs: PURGE_RETENTION_MS }), options.log)
-    } catch (error) {
-      options.log(`purge failed: ${error instanceof Error ? error.message : String(error)}`)
-    }
-  }
-  const schedule = () => {
-    timer = setTimeout(() => {
-      running = run().finally(() => {
-        if (!stopped) schedule()
-      })
-    }, options.everyMs)
-    timer.unref()
-  }
-  schedule()
-  return async () => {
-    stopped = true
-    clearTimeout(timer)
-    await running
-  }
+  return every({ everyMs: options.everyMs, name: 'purge', log: options.log }, async () =>
+    report(await purge.call(store, { now: options.now(), retentionMs: PURGE_RETENTION_MS })),
+  )
 }
 
 /** One line when something was deleted; nothing otherwise (an idle server's log stays quiet). */
-function report(result: PurgeResult, log: (line: string) => void): void {
-  if (result.scenes + result.sessions + result.counters === 0) return
-  log(`purge: ${result.scenes} scenes, ${result.sessions} sessions, ${result.counters} counters deleted in ${result.batches} batches`)
+function report(result: PurgeResult): string | null {
+  if (result.scenes + result.sessions + result.counters === 0) return null
+  return `purge: ${result.scenes} scenes, ${result.sessions} sessions, ${result.counters} counters deleted in ${result.batches} batches`
 }

@@ -1,7 +1,7 @@
 /**
  * What both example servers share apart from their framework and configuration: the store (opened
- * by `open-store.ts`), the WeChat side (the real API or an emulator started in-process), logging,
- * the demo page's files and its endpoints (`demo.ts`).
+ * by `open-store.ts`), the WeChat side (the real API or an emulator started in-process), WeChat Pay
+ * (`pay-wiring.ts`, the same choice), logging, the demo page's files and its endpoints (`demo.ts`).
  *
  * @module
  */
@@ -11,11 +11,14 @@ import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createScanAuth, type RateLimitOptions, type ScanAuth } from '@scanauth/core'
 import { createWechatCallback, createWechatQrProvider, type WechatCallback } from '@scanauth/wechat'
-import { startWechatEmulator, type WechatEmulator } from '@scanauth/wechat-emulator'
-import type { ExampleConfig, WechatConfig } from './config'
+import { startWechatEmulator, type WechatEmulator, type WechatPayEmulator } from '@scanauth/wechat-emulator'
+import type { WechatPayNotificationHandler } from '@scanauth/wechat-pay'
+import { DEFAULT_PLANS, type ExampleConfig, type WechatConfig } from './config'
 import { openStore } from './open-store'
 import { startPurgeTimer } from './purge-timer'
-import { demoBuy, demoScan, type DemoContext, type DemoResponse } from './demo'
+import { startReconcileTimer } from './reconcile-timer'
+import { startPaySide } from './pay-wiring'
+import { demoPay, demoQr, demoScan, type DemoContext, type DemoResponse } from './demo'
 
 type Emulator = WechatEmulator
 
@@ -27,24 +30,33 @@ export interface Wiring {
   wechatCallback: WechatCallback
   /** The in-process emulator, when no account is configured. */
   emulator: Emulator | null
+  /** The in-process WeChat Pay emulator, when no merchant is configured (`WECHATPAY_MCHID`). */
+  payEmulator: WechatPayEmulator | null
+  /** WeChat Pay's notification handler, for `POST /wechatpay/notify` (it needs the raw body). */
+  wechatPayNotify: WechatPayNotificationHandler
   log(line: string): void
-  /** Call once the server listens at `baseUrl`: points the emulator's pushes at our callback. */
+  /**
+   * Call once the server listens at `baseUrl`: points the emulator's pushes at our callback, and
+   * gives the WeChat Pay client its notify URL.
+   */
   listening(baseUrl: string): Promise<void>
   /** `GET /demo/config`: what the demo page should offer. */
   demoConfig(): DemoResponse
   /** `POST /demo/emulator-scan` `{scene_str, openid}`: the emulated phone scans the scene (emulator mode only). */
   demoScan(body: unknown): Promise<DemoResponse>
-  /** `POST /demo/buy` `{openid, idempotency_key}`: a demo purchase of 30 days (emulator mode only). */
-  demoBuy(body: unknown): Promise<DemoResponse>
+  /** `POST /demo/pay` `{order_id}`: the emulated phone pays the order (WeChat Pay emulator only). */
+  demoPay(body: unknown): Promise<DemoResponse>
+  /** `GET /demo/qr.svg?text=`: a WeChat Pay `code_url` as an SVG QR code. */
+  demoQr(text: unknown): Promise<DemoResponse>
   /** Logs an unexpected error behind a 500 answer (the answer itself reveals nothing). */
   logError(error: unknown): void
   /** Logs a request worth seeing (errors); successful polls and page files stay quiet. */
   logRequest(method: string, path: string, status: number): void
-  /** Closes the emulator and the store. */
+  /** Stops the timers, closes the emulators and the store. */
   close(): Promise<void>
 }
 
-/** Path of the demo page's files (`index.html`, `app.js`, `lib.js`, `wait.js`, `style.css`), served by both examples. */
+/** Path of the demo page's files (`index.html`, `app.js`, `lib.js`, `wait.js`, `pay.js`, `style.css`), served by both examples. */
 export const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url))
 
 const PUBLIC_FILES: Record<string, [file: string, type: string]> = {
@@ -53,6 +65,7 @@ const PUBLIC_FILES: Record<string, [file: string, type: string]> = {
   '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
   '/lib.js': ['lib.js', 'text/javascript; charset=utf-8'],
   '/wait.js': ['wait.js', 'text/javascript; charset=utf-8'],
+  '/pay.js': ['pay.js', 'text/javascript; charset=utf-8'],
   '/style.css': ['style.css', 'text/css; charset=utf-8'],
   '/favicon.svg': ['favicon.svg', 'image/svg+xml'],
 }
@@ -110,6 +123,9 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       account = config.wechat
       platform = `WeChat account ${account.appId}${account.apiBaseUrl ? ` via ${account.apiBaseUrl}` : ''}`
     }
+    const pay = await startPaySide(config, account.appId, log)
+    cleanup.push(() => pay.close())
+    const plans = config.plans ?? DEFAULT_PLANS.map((plan) => ({ ...plan, grant: { ...plan.grant } }))
 
     const core = createScanAuth({
       store,
@@ -118,14 +134,19 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       freeTrialDays: config.freeTrialDays,
       rateLimits: rateLimitsOf(config),
       now: config.now,
+      payments: { provider: pay.provider, plans },
       hooks: {
         onScan: (e) => log(`scan ${e.sceneStr} by ${e.openid}: ${e.result}${e.userId === undefined ? '' : ` (user ${e.userId})`}`),
         onActivate: ({ authorization: a }) =>
           log(`authorization ${a.id} (${a.type}, ${a.source}) active for user ${a.userId}${a.endAt ? ` until ${a.endAt}` : ''}`),
+        onOrderPaid: (e) =>
+          log(`order ${e.orderId} paid (transaction ${e.transactionId ?? '?'}): plan ${e.planId} for user ${e.userId}, authorization ${e.authorizationId}`),
+        // An authentic report that does not match our order: a misconfiguration or fraud (B-order-5).
+        onPaymentRejected: (e) => log(`payment rejected: ${e.kind} of order ${e.orderId} (${e.reason}; mchid ${e.mchid}, ${e.amountFen} fen)`),
         onHookError: (error) => log(`hook failed: ${String(error)}`),
       },
     })
-    // The instance as it is, with scene creation logged.
+    // The instance as it is, with scene creation and purchases logged.
     const auth: ScanAuth = {
       ...core,
       async createScene(input) {
@@ -135,6 +156,17 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
           return scene
         } catch (error) {
           log(`scene creation failed: ${error instanceof Error ? error.message : String(error)}`)
+          throw error
+        }
+      },
+      async purchase(input) {
+        try {
+          const order = await core.purchase(input)
+          const buyer = input.sceneStr === undefined ? 'a session' : `scene ${input.sceneStr}`
+          log(`order ${order.orderId} for ${buyer}: plan ${input.plan}, ${order.amountFen} fen, payable until ${order.expiresAt}`)
+          return order
+        } catch (error) {
+          log(`purchase failed: ${error instanceof Error ? error.message : String(error)}`)
           throw error
         }
       },
@@ -153,21 +185,33 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     const purgeEveryMs = config.purgeEveryMs ?? 3600_000
     if (purgeEveryMs !== false) cleanup.push(startPurgeTimer(store, { everyMs: purgeEveryMs, now: config.now ?? Date.now, log }))
     const purgeSays = purgeEveryMs === false ? 'no purge' : `purge every ${purgeEveryMs / 60_000} min`
+    // After the pay side: stopped (and a running reconciliation awaited) before its emulator closes.
+    const reconcileEveryMs = config.reconcileEveryMs ?? 60_000
+    if (reconcileEveryMs !== false) cleanup.push(startReconcileTimer(auth, { everyMs: reconcileEveryMs, log }))
+    const reconcileSays = reconcileEveryMs === false ? 'no reconciliation' : `reconcile every ${reconcileEveryMs / 60_000} min`
 
-    const demo: DemoContext = { auth, emulator, log }
+    const demo: DemoContext = { auth, emulator, payEmulator: pay.emulator, log }
     log(`scanauth example (${framework}): store ${label} (${purgeSays}), ${platform}`)
+    log(`${pay.says}: ${plans.length} plans (${plans.map((p) => p.id).join(', ')}), ${reconcileSays}`)
 
     return {
       auth,
       wechatCallback,
       emulator,
+      payEmulator: pay.emulator,
+      wechatPayNotify: pay.notificationHandler(auth),
       log,
       async listening(baseUrl) {
         await emulator?.setCallbackUrl(`${baseUrl}/wechat/callback`)
+        pay.listening(baseUrl)
       },
-      demoConfig: () => ({ status: 200, body: { framework, store: config.store.kind, emulator: emulator !== null } }),
+      demoConfig: () => ({
+        status: 200,
+        body: { framework, store: config.store.kind, emulator: emulator !== null, pay_emulator: pay.emulator !== null },
+      }),
       demoScan: (body) => demoScan(demo, body),
-      demoBuy: (body) => demoBuy(demo, body),
+      demoPay: (body) => demoPay(demo, body),
+      demoQr: (text) => demoQr(text),
       logError(error) {
         log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
       },

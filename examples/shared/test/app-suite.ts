@@ -10,6 +10,7 @@ import { Redis } from 'ioredis'
 import { closedPort, createPendingScene, eventually, fetchJson, pollAuthorized, postJson, useSession } from '@scanauth/testkit'
 import { ConfigError, type ExampleConfig } from '../src/config'
 import type { RunningServer } from '../src/serve'
+import { describeExamplePayments } from './pay-suite'
 import { describeExampleOnPostgres } from './postgres-suite'
 import { describeSafeDefaults } from './safe-defaults-suite'
 
@@ -18,9 +19,10 @@ export type StartServer = (config: ExampleConfig) => Promise<RunningServer>
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 
-/** Registers the example server suite for `framework`, run against its `startServer`, its safe defaults, and its run on PostgreSQL. */
+/** Registers the example server suite for `framework`, run against its `startServer`, its safe defaults, its sales, and its run on PostgreSQL. */
 export function describeExampleApp(framework: 'express' | 'koa', startServer: StartServer): void {
   describeSafeDefaults(framework, startServer)
+  describeExamplePayments(framework, startServer)
   describeExampleOnPostgres(framework, startServer)
   const running: RunningServer[] = []
   const temp: string[] = []
@@ -116,13 +118,13 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
       const page = await fetch(`${url}/`)
       expect(page.headers.get('content-type')).toMatch(/^text\/html/)
       expect(await page.text()).toContain('Sign in with WeChat')
-      for (const [path, type] of [['/app.js', /javascript/], ['/lib.js', /javascript/], ['/wait.js', /javascript/], ['/style.css', /^text\/css/], ['/favicon.svg', /^image\/svg/]] as const) {
+      for (const [path, type] of [['/app.js', /javascript/], ['/lib.js', /javascript/], ['/wait.js', /javascript/], ['/pay.js', /javascript/], ['/style.css', /^text\/css/], ['/favicon.svg', /^image\/svg/]] as const) {
         const res = await fetch(`${url}${path}`)
         expect(res.status).toBe(200)
         expect(res.headers.get('content-type')).toMatch(type)
         await res.arrayBuffer()
       }
-      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true })
+      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, pay_emulator: true })
 
       const { body } = await postJson(`${url}/auth/create_scene`, { device_id: 'page-device' })
       const scan = await postJson(`${url}/demo/emulator-scan`, { scene_str: body.scene_str, openid: 'phone-0123abcd' })
@@ -133,57 +135,6 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
 
       expect((await postJson(`${url}/demo/emulator-scan`, { scene_str: 'nope', openid: 'x' })).status).toBe(400)
       expect((await postJson(`${url}/demo/emulator-scan`, { scene_str: body.scene_str, openid: 'bad openid!' })).status).toBe(400)
-    })
-
-    it('sells 30 days through /demo/buy, once per idempotency key, and the need_purchase scene turns authorized', async () => {
-      let ahead = 0
-      const { server, url, lines } = await start({ freeTrialDays: 0.0007, now: () => Date.now() + ahead }) // a trial of about a minute
-      const auth = server.wiring.auth
-      const buy = (body: unknown) => postJson(`${url}/demo/buy`, body)
-
-      // The free trial, then a minute later a new code scanned by the same phone: purchase needed.
-      await signIn(url, server, 'phone-buyer')
-      ahead += 61_000
-      const scene = (await createPendingScene(url, `${framework}-device`)).scene_str as string
-      expect((await server.wiring.emulator!.scan({ sceneStr: scene, openid: 'phone-buyer' })).status).toBe(200)
-      expect((await fetchJson(`${url}/auth/status?scene=${scene}`)).body).toEqual({ status: 'need_purchase' })
-
-      // A double click and a retry: the same key, five times, at once.
-      const answers = await Promise.all(Array.from({ length: 5 }, () => buy({ openid: 'phone-buyer', idempotency_key: 'offer-1' })))
-      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200])
-      const bought = answers[0]!.body.authorization
-      expect(bought).toMatchObject({ id: expect.any(Number), type: 'time', status: 'active', source: 'demo-purchase', end_at: expect.any(String) })
-      expect(new Set(answers.map((a) => a.body.authorization.id))).toEqual(new Set([bought.id]))
-      expect(Date.parse(bought.end_at) - (Date.now() + ahead)).toBeGreaterThan(30 * 86_400_000 - 60_000)
-      const grants = (await auth.listLedger({ openid: 'phone-buyer' })).entries.filter((e) => e.kind === 'grant' && e.source === 'demo-purchase')
-      expect(grants).toEqual([expect.objectContaining({ authorizationId: bought.id, idempotencyKey: 'offer-1' })])
-
-      // The scene's next poll finds it.
-      const polled = await fetchJson(`${url}/auth/status?scene=${scene}`)
-      expect(polled.body).toMatchObject({ status: 'authorized', authorization: { type: 'time', end_at: bought.end_at } })
-      expect(lines.join('\n')).toContain(`demo purchase offer-1 by phone-buyer: authorization ${bought.id}`)
-
-      // The same key for another purchase: 409, nothing granted.
-      const conflict = await buy({ openid: 'phone-other', idempotency_key: 'offer-1' })
-      expect(conflict).toMatchObject({ status: 409, body: { detail: expect.any(String) } })
-      expect(await auth.getUser({ openid: 'phone-other' })).toBeNull()
-
-      // Bad input: 400 {detail}, nothing granted.
-      for (const body of [
-        {},
-        { openid: 'phone-buyer' },
-        { openid: 'bad openid!', idempotency_key: 'k' },
-        { openid: 'x'.repeat(65), idempotency_key: 'k' },
-        { openid: 'phone-buyer', idempotency_key: '' },
-        { openid: 'phone-buyer', idempotency_key: 'k'.repeat(129) },
-        { openid: 'phone-buyer', idempotency_key: 42 },
-        { openid: 'phone-buyer', idempotency_key: 'tab\there' }, // core refuses control characters
-        ['phone-buyer', 'k'],
-      ]) {
-        expect(await buy(body), JSON.stringify(body)).toMatchObject({ status: 400, body: { detail: expect.any(String) } })
-      }
-      expect((await buy({ openid: 'phone-buyer', idempotency_key: 'k'.repeat(128) })).status).toBe(200)
-      expect((await auth.listLedger({ openid: 'phone-buyer' })).entries.filter((e) => e.kind === 'grant' && e.source === 'demo-purchase')).toHaveLength(2)
     })
 
     it('answers 400, 401, 404 and 405 with {detail}', async () => {
@@ -238,10 +189,11 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
       const res = await postJson(`${url}/auth/create_scene`, { device_id: 'd' })
       expect(res.status).toBe(502)
       expect(res.body.detail).toMatch(/^QR code creation failed/)
-      expect((await fetchJson(`${url}/demo/config`)).body.emulator).toBe(false)
+      // The Official Account is real, WeChat Pay still emulated: each side is chosen on its own.
+      expect((await fetchJson(`${url}/demo/config`)).body).toMatchObject({ emulator: false, pay_emulator: true })
       expect((await postJson(`${url}/demo/emulator-scan`, { scene_str: `pc_${'b'.repeat(32)}`, openid: 'x' })).status).toBe(404)
-      // No demo purchase without the emulator: a real app sells through its own payment flow.
-      expect(await postJson(`${url}/demo/buy`, { openid: 'phone-buyer', idempotency_key: 'k' })).toMatchObject({ status: 404, body: { detail: expect.any(String) } })
+      // The emulated payment needs only the WeChat Pay emulator (here: an order it does not know).
+      expect((await postJson(`${url}/demo/pay`, { order_id: `SA${'1'.repeat(26)}` })).status).toBe(404)
     })
 
     it("falls through to the app's own routes", async () => {

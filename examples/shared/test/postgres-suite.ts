@@ -1,7 +1,7 @@
 /**
  * The example server on PostgreSQL (`SCANAUTH_STORE=postgres`), the same for Express and Koa: the
- * flow in a schema of its own, a restart, a waiting device woken through LISTEN, the demo purchase's
- * idempotency, the pool ended on close, and start-up failures that name the variable to change.
+ * flow in a schema of its own, a restart, a waiting device woken through LISTEN, a purchase paid
+ * with the WeChat Pay emulator, the pool ended on close, and start-up failures that name the variable to change.
  * Real sockets, the emulator in-process, the test server at `DATABASE_URL`, a schema per test
  * dropped afterwards.
  */
@@ -62,7 +62,7 @@ export function describeExampleOnPostgres(framework: 'express' | 'koa', startSer
       const first = await start()
       expect(first.log()).toContain(`store postgres postgres://`)
       expect(first.log()).toContain(`(schema ${first.schema}) (purge every 60 min), WeChat emulator`)
-      expect((await fetchJson(`${first.url}/demo/config`)).body).toEqual({ framework, store: 'postgres', emulator: true })
+      expect((await fetchJson(`${first.url}/demo/config`)).body).toEqual({ framework, store: 'postgres', emulator: true, pay_emulator: true })
       const { scene, token } = await signIn(first.url, first.server, 'o_pg_user')
       expect((await fetchJson(`${first.url}/auth/session`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
 
@@ -95,14 +95,24 @@ export function describeExampleOnPostgres(framework: 'express' | 'koa', startSer
       await eventually('the LISTEN client to be given back', async () => !(await listening()))
     })
 
-    it('sells through /demo/buy once per idempotency key, five requests at once', async () => {
-      const { server, url } = await start()
-      const answers = await Promise.all(Array.from({ length: 5 }, () => postJson(`${url}/demo/buy`, { openid: 'o_pg_buyer', idempotency_key: 'pg-offer-1' })))
-      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200])
-      expect(new Set(answers.map((a) => a.body.authorization.id)).size).toBe(1)
-      const grants = (await server.wiring.auth.listLedger({ openid: 'o_pg_buyer' })).entries.filter((e) => e.kind === 'grant')
-      expect(grants).toEqual([expect.objectContaining({ authorizationId: answers[0]!.body.authorization.id, idempotencyKey: 'pg-offer-1' })])
-      expect(await postJson(`${url}/demo/buy`, { openid: 'o_pg_other', idempotency_key: 'pg-offer-1' })).toMatchObject({ status: 409 })
+    it('sells a plan: purchase, the emulated payment, and a long poll on the need_purchase scene answered authorized', async () => {
+      let ahead = 0
+      const { server, url } = await start({ overrides: { freeTrialDays: 0.0007, now: () => Date.now() + ahead } })
+      await signIn(url, server, 'o_pg_buyer')
+      ahead += 61_000 // past the free trial of about a minute
+      const scene = (await createPendingScene(url, `${framework}-pg-buyer`)).scene_str as string
+      expect((await server.wiring.emulator!.scan({ sceneStr: scene, openid: 'o_pg_buyer' })).status).toBe(200)
+      expect((await fetchJson(`${url}/auth/status?scene=${scene}`)).body).toEqual({ status: 'need_purchase' })
+
+      const order = await postJson(`${url}/auth/purchase`, { scene, plan: 'days-7' })
+      expect(order).toMatchObject({ status: 200, body: { amount_fen: 690, code_url: expect.stringMatching(/^weixin:\/\/wxpay\//) } })
+      // With an order of the scene open, need_purchase is not final: the long poll waits for the payment.
+      const polling = fetchJson(`${url}/auth/status?scene=${scene}&wait=30`)
+      expect((await postJson(`${url}/demo/pay`, { order_id: order.body.order_id })).status).toBe(200)
+      const answer = await within(polling, 'the long poll to answer after the payment')
+      expect(answer.body).toMatchObject({ status: 'authorized', authorization: { type: 'time' } })
+      const grants = (await server.wiring.auth.listLedger({ openid: 'o_pg_buyer' })).entries.filter((e) => e.kind === 'grant' && e.source === 'purchase')
+      expect(grants).toEqual([expect.objectContaining({ idempotencyKey: `order:${order.body.order_id}` })])
     })
 
     it('stops the start naming DATABASE_URL without its password, and what to do, when PostgreSQL does not answer', async () => {

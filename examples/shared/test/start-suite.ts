@@ -79,7 +79,9 @@ export function describeNpmStart(script: 'start' | 'start:koa', framework: 'expr
 
       const page = await fetch(`${url}/`)
       expect(await page.text()).toContain('Sign in with WeChat')
-      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'sqlite', emulator: true })
+      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'sqlite', emulator: true, pay_emulator: true })
+      expect((await fetchJson(`${url}/auth/plans`)).body).toHaveLength(3) // the default catalog
+      expect(spawned.output()).toMatch(/WeChat Pay emulator at http:\/\/127\.0\.0\.1:\d+ \(merchant 1900000001\)/)
 
       const created = await postJson(`${url}/auth/create_scene`, { device_id: 'npm-start' })
       expect(created.status).toBe(200)
@@ -106,7 +108,7 @@ export function describeNpmStart(script: 'start' | 'start:koa', framework: 'expr
       const { url } = spawned
       expect(spawned.output()).toContain(`scanauth example (${framework}): store postgres postgres://`)
       expect(spawned.output()).toContain(`(schema ${schema})`)
-      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'postgres', emulator: true })
+      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'postgres', emulator: true, pay_emulator: true })
 
       const scene = (await postJson(`${url}/auth/create_scene`, { device_id: 'npm-start-pg' })).body.scene_str as string
       expect((await postJson(`${url}/demo/emulator-scan`, { scene_str: scene, openid: 'phone-npm-pg' })).status).toBe(200)
@@ -147,6 +149,14 @@ export function describeNpmStart(script: 'start' | 'start:koa', framework: 'expr
       const failed = spawnScript(script, cwd, { ...cleanEnv(), PORT: '0', SCANAUTH_STORE: 'memory', SCANAUTH_SCENE_TTL_SECONDS: '0' })
       await expect(failed).rejects.toThrow('scanauth example failed to start: SCANAUTH_SCENE_TTL_SECONDS must be an integer from 1 to 2592000, not "0"')
     })
+
+    it('exits 1 at start, naming the variables, for a WeChat Pay merchant half configured', async () => {
+      cwd = mkdtempSync(join(tmpdir(), `scanauth-npm-${framework}-`))
+      const failed = spawnScript(script, cwd, { ...cleanEnv(), PORT: '0', SCANAUTH_STORE: 'memory', WECHATPAY_MCHID: '1230000109', WECHATPAY_API_V3_KEY: 'k'.repeat(32) })
+      await expect(failed).rejects.toThrow(
+        'scanauth example failed to start: with WECHATPAY_MCHID set, WeChat Pay is real: WECHATPAY_APPID (or WECHAT_APP_ID with a real Official Account), WECHATPAY_PRIVATE_KEY_FILE, WECHATPAY_CERT_SERIAL, WECHATPAY_PUBLIC_KEY_FILE, WECHATPAY_PUBLIC_KEY_ID must be set too',
+      )
+    })
   })
 }
 
@@ -154,7 +164,7 @@ export function describeNpmStart(script: 'start' | 'start:koa', framework: 'expr
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(WECHAT_|SCANAUTH_|REDIS_URL$|DATABASE_URL$|PORT$|HOST$)/.test(key)) env[key] = value
+    if (!/^(WECHAT_|WECHATPAY_|SCANAUTH_|REDIS_URL$|DATABASE_URL$|PORT$|HOST$)/.test(key)) env[key] = value
   }
   return env
 }
