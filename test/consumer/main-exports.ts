@@ -7,9 +7,10 @@ export const MAIN_EXPORTS: Readonly<Record<string, readonly string[]>> = {
   '@scanauth/sqlite': ['SqliteStore'],
   '@scanauth/redis': ['RedisStore'],
   '@scanauth/wechat': ['createWechatQrProvider', 'createWechatCallback'],
-  '@scanauth/wechat-emulator': ['startWechatEmulator'],
+  '@scanauth/wechat-emulator': ['startWechatEmulator', 'startWechatPayEmulator'],
+  '@scanauth/wechat-pay': ['createWechatPayClient', 'createWechatPayProvider', 'createWechatPayNotificationHandler', 'createWechatPayFetchHandler', 'WechatPayError'],
   '@scanauth/postgres': ['PostgresStore', 'PostgresStoreError'],
   '@scanauth/testkit': ['describeStoreContract'],
-  '@scanauth/express': ['scanAuthRouter', 'wechatCallbackMiddleware'],
-  '@scanauth/koa': ['scanAuthMiddleware', 'wechatCallbackMiddleware'],
+  '@scanauth/express': ['scanAuthRouter', 'wechatCallbackMiddleware', 'wechatPayNotifyMiddleware', 'keepRawBody'],
+  '@scanauth/koa': ['scanAuthMiddleware', 'wechatCallbackMiddleware', 'wechatPayNotifyMiddleware'],
 }

@@ -1,7 +1,8 @@
 /**
  * The three apps the fuzz test attacks, each on 127.0.0.1 with a free port, MemoryStore and the
- * WeChat emulator: the Express and Koa examples as they ship (`startServer`), and a Hono app that
- * mounts `createFetchHandler` and `createWechatFetchHandler` over the same wiring.
+ * WeChat emulators: the Express and Koa examples as they ship (`startServer`), and a Hono app that
+ * mounts `createFetchHandler`, `createWechatFetchHandler` and WeChat Pay's `asFetchHandler` over the
+ * same wiring.
  */
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -9,6 +10,7 @@ import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
 import { createFetchHandler } from '@scanauth/core'
 import { createWechatFetchHandler } from '@scanauth/wechat'
+import { asFetchHandler } from '@scanauth/wechat-pay'
 import { createWiring, type ExampleConfig } from '@scanauth/example-shared'
 import { startServer as startExpress } from '../../examples/express/src/app'
 import { startServer as startKoa } from '../../examples/koa/src/app'
@@ -32,15 +34,17 @@ async function example(start: typeof startExpress): Promise<FuzzTarget> {
   return { url: running.url, lines, close: () => running.close() }
 }
 
-/** A Hono app with scanauth's Fetch handlers at `/auth/*` and `/wechat/callback`. */
+/** A Hono app with scanauth's Fetch handlers at `/auth/*`, `/wechat/callback` and `/wechatpay/notify`. */
 async function hono(): Promise<FuzzTarget> {
   const lines: string[] = []
   const wiring = await createWiring(config(lines), 'hono')
   const handler = createFetchHandler(wiring.auth, { onError: wiring.logError, clientAddress: () => '127.0.0.1' })
   const wechat = createWechatFetchHandler(wiring.wechatCallback)
+  const pay = asFetchHandler(wiring.wechatPayNotify)
   const app = new Hono()
   app.all('/auth/*', (c) => handler(c.req.raw))
   app.all('/wechat/callback', (c) => wechat(c.req.raw))
+  app.all('/wechatpay/notify', (c) => pay(c.req.raw))
   const { server, port } = await new Promise<{ server: Server; port: number }>((resolve) => {
     const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => resolve({ server: started as Server, port: info.port }))
   })

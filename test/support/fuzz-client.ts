@@ -4,7 +4,7 @@
  * timeout on every request so that a hung one is reported rather than waited for.
  */
 import { Agent, request as httpRequest } from 'node:http'
-import { AUTH_ROUTES, CALLBACK_PATH, type FuzzRequest } from './fuzz-requests'
+import { AUTH_ROUTES, CALLBACK_PATH, NOTIFY_PATH, type FuzzRequest } from './fuzz-requests'
 
 /** What came back for one request (or `error` when nothing did). */
 export interface FuzzAnswer {
@@ -61,7 +61,9 @@ const routeOf = (path: string) => path.split('?')[0] as string
 /**
  * What is wrong with `answer` to `request`, or null. Always: a 2xx or 4xx status (never a 5xx, nor a
  * 1xx/3xx), and a JSON content type means a body that parses. On scanauth's routes an error is JSON
- * `{detail}`; on the WeChat callback every answer is WeChat's text format (plain text, or XML).
+ * `{detail}`; on the WeChat callback every answer is WeChat's text format (plain text, or XML); on
+ * WeChat Pay's notify_url an error is WeChat Pay's JSON `{"code":"FAIL","message"}`, and nothing
+ * unsigned is ever answered 2xx.
  */
 export function problemWith(request: FuzzRequest, answer: FuzzAnswer): string | null {
   if (!(answer.status >= 200 && answer.status < 300) && !(answer.status >= 400 && answer.status < 500)) return `status ${answer.status}`
@@ -85,6 +87,13 @@ export function problemWith(request: FuzzRequest, answer: FuzzAnswer): string | 
   if (route === CALLBACK_PATH && hasBody && !/^(text\/plain|text\/xml|application\/xml)\b/.test(answer.contentType)) {
     const appError = appParsed && answer.status >= 400 && /^application\/json\b/.test(answer.contentType) && /"detail":/.test(answer.body)
     if (!appError) return `an answer of type ${answer.contentType || 'none'} on the callback, not WeChat's text format`
+  }
+  if (route === NOTIFY_PATH) {
+    if (answer.status < 300) return `an unsigned notification answered ${answer.status}`
+    if (!hasBody) return null
+    if (!/^application\/json\b/.test(answer.contentType)) return `an error of type ${answer.contentType || 'none'} on ${route}, not JSON`
+    const fail = JSON.parse(answer.body) as { code?: unknown; message?: unknown } | null
+    if (fail?.code !== 'FAIL' || typeof fail.message !== 'string') return `an error on ${route} that is not {"code":"FAIL","message"}`
   }
   return null
 }

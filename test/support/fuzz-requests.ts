@@ -37,9 +37,10 @@ export interface FuzzLimits {
   maxBodyBytes: number
 }
 
-/** scanauth's routes under `/auth` (docs/behaviour.md, B-wire-2) and the WeChat callback. */
-export const AUTH_ROUTES = ['/auth/create_scene', '/auth/status', '/auth/session', '/auth/consume', '/auth/logout'] as const
+/** scanauth's routes under `/auth` (docs/behaviour.md, B-wire-2), the WeChat callback and WeChat Pay's notify_url. */
+export const AUTH_ROUTES = ['/auth/create_scene', '/auth/status', '/auth/session', '/auth/consume', '/auth/logout', '/auth/plans', '/auth/purchase'] as const
 export const CALLBACK_PATH = '/wechat/callback'
+export const NOTIFY_PATH = '/wechatpay/notify'
 
 const METHODS = ['GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'PURGE'] as const
 
@@ -53,7 +54,7 @@ const OTHER_PATHS = [
   '/', '/auth', '/auth/', '/auth/nope', '/auth/events', '/AUTH/status', '/auth//status', '/auth/status/', '/auth/status%2f',
   '/auth/%ZZ', '/auth/%ED%A0%80', '/auth/%00', '/auth/..%2F..%2Fetc%2Fpasswd', '/auth/status;x', '//auth/status',
   '/wechat/callback/', '/wechat/callback/x', '/wechat', '/WECHAT/CALLBACK', '/demo/config', '/demo/emulator-scan',
-  '/demo/buy', '/api/me', '/healthz', '/index.html', '/app.js', '/%', '/%E0%A4%A', '/auth/%FF%FE',
+  '/demo/pay', '/demo/qr.svg', '/demo/qr.svg?text=weixin%3A%2F%2Fwxpay%2Fbizpayurl%3Fpr%3Dx', '/wechatpay', '/wechatpay/notify/x', '/api/me', '/healthz', '/index.html', '/app.js', '/%', '/%E0%A4%A', '/auth/%FF%FE',
 ] as const
 
 const QUERY_KEYS = [
@@ -152,7 +153,7 @@ function jsonValue(d: Dice, depth = 0): string {
 }
 
 function jsonObject(d: Dice, depth = 0): string {
-  const fields = ['device_id', 'points', 'scene_str', 'openid', 'idempotency_key', 'scene', '__proto__', 'constructor', d.ascii(5)]
+  const fields = ['device_id', 'points', 'scene_str', 'openid', 'idempotency_key', 'scene', 'plan', 'order_id', 'event_type', 'resource', '__proto__', 'constructor', d.ascii(5)]
   const entries = Array.from({ length: 1 + d.int(4) }, () => `${JSON.stringify(d.pick(fields))}:${jsonValue(d, depth)}`)
   return `{${entries.join(',')}}`
 }
@@ -209,6 +210,14 @@ function headers(d: Dice): Record<string, string> {
   if (d.chance(0.1)) out['content-encoding'] = d.pick(ENCODINGS)
   if (d.chance(0.1)) out['x-forwarded-for'] = d.pick(['1.2.3.4', 'garbage', '::1, 10.0.0.1', '\u00ff'.repeat(10)])
   if (d.chance(0.1)) out.accept = d.pick(['text/event-stream', '*/*', 'application/xml', ';;'])
+  if (d.chance(0.2)) {
+    // WeChat Pay's signature headers, each wrong in its own way (a probe, a stale time, no such key).
+    out['wechatpay-timestamp'] = d.pick(NUMBERISH).trim() || '0'
+    out['wechatpay-nonce'] = d.pick([d.hex(32), '', '\u00ff'])
+    out['wechatpay-signature'] = d.pick([`WECHATPAY/SIGNTEST/${d.hex(20)}`, Buffer.from(d.bytes(256)).toString('base64'), '!!!', ''])
+    out['wechatpay-serial'] = d.pick([`PUB_KEY_ID_${d.hex(24)}`, d.hex(16).toUpperCase(), ''])
+    if (d.chance(0.5)) out['wechatpay-signature-type'] = d.pick(['WECHATPAY2-SHA256-RSA2048', 'HMAC-SHA256'])
+  }
   return out
 }
 
@@ -216,7 +225,7 @@ function headers(d: Dice): Record<string, string> {
 export function nextRequest(random: Random, limits: FuzzLimits): FuzzRequest {
   const d = new Dice(random)
   const method = d.pick(METHODS)
-  const route = d.chance(0.75) ? d.pick([...AUTH_ROUTES, CALLBACK_PATH, CALLBACK_PATH]) : d.pick(OTHER_PATHS)
+  const route = d.chance(0.75) ? d.pick([...AUTH_ROUTES, CALLBACK_PATH, CALLBACK_PATH, NOTIFY_PATH, NOTIFY_PATH]) : d.pick(OTHER_PATHS)
   const request: FuzzRequest = { method, path: `${route}${queryString(d)}`, headers: headers(d) }
   // GET and HEAD mostly without a body, as clients send them; sometimes with one anyway.
   const withBody = method === 'HEAD' ? false : method === 'GET' ? d.chance(0.1) : d.chance(0.9)
