@@ -26,6 +26,11 @@ export interface CreateSceneResult {
   sceneStr: string
   /** Address of the scannable code, as the platform returned it. */
   qrUrl: string
+  /**
+   * The text the code encodes, when the QR provider gave it (`QrCode.content`): draw the code from
+   * it where an image cannot be shown. Absent otherwise.
+   */
+  qrContent?: string
   /** Scene lifetime in seconds. */
   expiresIn: number
 }

@@ -14,6 +14,7 @@ import { isLiveSession, planConsume } from './operations/session'
 import { describeUser } from './operations/user-info'
 import { isRevocable } from './rules/authorizations'
 import { fingerprintOf, isRepeat } from './rules/idempotency'
+import { userOfSessionFallback } from './session-user'
 import type { Store } from './store'
 import { consumeInput, grantInput, ledgerPage, parseInput, revokeInput, userSelector } from './validation'
 import { ledgerView, recordView } from './views'
@@ -64,13 +65,13 @@ export function entitlementMethods({ store, now, commitLoop }: EntitlementContex
       const call = keyed(idempotencyKey, () => fingerprintOf('consume', [sessionToken, points]))
       return commitLoop(async () => {
         const at = now()
-        // The token names no user: the session first (with the key's record), then its user.
-        const first = await store.load({ sessionToken, idempotencyKey: call?.key })
-        if (call !== null && isRepeat(first.idempotency, call.fingerprint)) {
-          return { user: null, plan: answer(JSON.parse(first.idempotency.result as string)) }
+        // The session, its user and the key's record in one load (B-load-2).
+        const loaded = await store.load({ sessionToken, userOfSession: true, idempotencyKey: call?.key })
+        if (call !== null && isRepeat(loaded.idempotency, call.fingerprint)) {
+          return { user: null, plan: answer(JSON.parse(loaded.idempotency.result as string)) }
         }
-        const session = isLiveSession(first.session, at) ? first.session : null
-        const { user } = session === null ? { user: null } : await store.load({ userId: session.userId })
+        const session = isLiveSession(loaded.session, at) ? loaded.session : null
+        const user = session === null ? null : (loaded.user ?? (await userOfSessionFallback(store, session.userId)))
         return { user, plan: planConsume({ session, user, points, now: at, idempotency: call }) }
       })
     },

@@ -6,6 +6,8 @@
  * - {@link sceneNeededUntil} and {@link purgeInBatches}: the one retention rule and the `purgeExpired` loop the stores share.
  * - {@link createHttpHandler}: the routes of docs/behaviour.md as one framework-neutral function.
  * - {@link createFetchHandler}: the same routes as a Fetch-standard `(Request) => Promise<Response>`.
+ * - {@link requireSessionFetch} and {@link requireAuthorizationFetch}: guards for an app's own Fetch
+ *   routes (Hono, Next.js), over the framework-neutral {@link createRouteGuard}.
  * - {@link ScanAuthError}: the one error class, with a stable `code` and an HTTP `status`.
  *
  * @packageDocumentation
@@ -122,4 +124,20 @@ export { mayWait, clientGoneSignal } from './http/node-wait'
 export { writeEventStream, writeResponseHead } from './http/node-events'
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './http/fetch-handler'
 export { readFetchBody } from './http/fetch-body'
+export {
+  createRouteGuard,
+  MAX_REQUEST_ID_LENGTH,
+  type RouteGuard,
+  type RouteGuardOptions,
+  type AuthorizationGuardOptions,
+  type RouteGuardResult,
+  type VerifiedSession,
+} from './http/guard'
+export {
+  requireSessionFetch,
+  requireAuthorizationFetch,
+  type FetchGuard,
+  type FetchSessionGuardOptions,
+  type FetchAuthorizationGuardOptions,
+} from './http/fetch-guard'
 export { SCENE_STR_PATTERN, ORDER_ID_PATTERN, newSceneStr, newSessionToken, newOrderId } from './random'

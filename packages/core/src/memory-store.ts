@@ -94,12 +94,16 @@ export class MemoryStore implements Store {
   private readonly lastId = { scene: 0, user: 0, authorization: 0, session: 0, ledger: 0 }
 
   async load(query: LoadQuery): Promise<LoadResult> {
-    const userId = query.userId ?? (query.openid === undefined ? undefined : this.userIdByOpenid.get(query.openid))
+    const session = query.sessionToken === undefined ? undefined : this.sessions.get(query.sessionToken)
+    // The session's user (B-load-2) is found through the session just read, in the same call.
+    const userId =
+      query.userId ??
+      (query.openid !== undefined ? this.userIdByOpenid.get(query.openid) : query.userOfSession === true ? session?.userId : undefined)
     const get = <K, V extends object>(map: Map<K, V>, key: K | undefined) => copy(key === undefined ? undefined : map.get(key))
     return {
       scene: get(this.scenes, query.sceneStr),
       user: userId === undefined ? null : this.aggregate(userId, query.wholeQueue === true),
-      session: get(this.sessions, query.sessionToken),
+      session: copy(session),
       latestSession: get(this.latestSessionByScene, query.latestSessionOfScene),
       idempotency: get(this.idempotency, query.idempotencyKey),
       authorization: get(this.authorizations, query.authorizationId),

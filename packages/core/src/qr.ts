@@ -25,4 +25,10 @@ export interface QrRequest {
 export interface QrCode {
   /** The address of the code's image (or of its content), handed to the device as `qr_url`. */
   url: string
+  /**
+   * The text the code encodes (for WeChat, the `url` of its `qrcode/create` answer), handed to the
+   * device as `qr_content` so that it can draw the code itself, e.g. in a terminal. Optional: without
+   * it (or when empty) the device gets `qr_url` only.
+   */
+  content?: string
 }

@@ -22,6 +22,7 @@ import type { SceneRecord } from './records'
 import { newScene } from './rules/scene'
 import { DAY, HOUR, SECOND } from './rules/time'
 import { createSceneWaiters } from './scene-waiters'
+import { userOfSessionFallback } from './session-user'
 import { createSceneInput, parseInput, scanInput } from './validation'
 import { hasOrderMethods, type OrderContext } from './orders/context'
 import { orderMethods } from './orders'
@@ -117,7 +118,10 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     if (read.status.status === 'pending') return { ...read, keepWaiting: true }
     if (read.status.status !== 'need_purchase' || orderContext === null) return { ...read, keepWaiting: false }
     const order = await orders.openOrderOfScene(sceneStr)
-    return order === null ? { ...read, keepWaiting: false } : { status: read.status, expiresAt: Date.parse(order.expiresAt), keepWaiting: true }
+    if (order !== null) return { status: read.status, expiresAt: Date.parse(order.expiresAt), keepWaiting: true }
+    // No open order: it may have been paid between the two reads (the grant commits before the order
+    // is marked paid), so read again before need_purchase counts as final (B-order-7).
+    return { ...(await readStatus(sceneStr)), keepWaiting: false }
   }
 
   const waiters = createSceneWaiters({ store, readStatus: readForWait, now })
@@ -129,8 +133,9 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
       await limitScene({ deviceId, clientAddress })
       const sceneStr = newSceneStr()
       let url: string
+      let content: unknown
       try {
-        ;({ url } = await qr.createQr({ sceneStr, expiresInSeconds: config.sceneTtlSeconds }))
+        ;({ url, content } = await qr.createQr({ sceneStr, expiresInSeconds: config.sceneTtlSeconds }))
         if (typeof url !== 'string' || url === '') throw new Error('the platform returned no QR code address')
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error)
@@ -139,6 +144,8 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
       const result = await store.commit({ scene: { op: 'insert', scene: newScene({ sceneStr, deviceId, now: now(), ttlMs: lifetimes.sceneMs }) } })
       // 128 random bits make a collision practically impossible; say so plainly if it ever happens.
       if (!result.ok) throw new ScanAuthError('conflict', 'scene_str collision, try again')
+      // Optional: without a content (or with an empty one) the answer, and so the wire body, keeps its three fields.
+      if (typeof content === 'string' && content !== '') return { sceneStr, qrUrl: url, qrContent: content, expiresIn: config.sceneTtlSeconds }
       return { sceneStr, qrUrl: url, expiresIn: config.sceneTtlSeconds }
     },
 
@@ -175,11 +182,12 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
       if (typeof token !== 'string' || token === '') return null
       return commitLoop(async () => {
         const at = now()
-        // The token names no user: the session first, then its user.
-        const { session } = await store.load({ sessionToken: token })
+        // The session and its user in one load, one round trip on a networked store (B-load-2):
+        // every guarded request of the app runs this.
+        const { session, user } = await store.load({ sessionToken: token, userOfSession: true })
         if (!isLiveSession(session, at)) return { user: null, plan: planVerifySession({ session: null, user: null, now: at }) }
-        const { user } = await store.load({ userId: session.userId })
-        return { user, plan: planVerifySession({ session, user, now: at }) }
+        const owner = user ?? (await userOfSessionFallback(store, session.userId))
+        return { user: owner, plan: planVerifySession({ session, user: owner, now: at }) }
       })
     },
 

@@ -47,7 +47,7 @@ import type { PurgeOptions, PurgeResult } from './purge'
 
 /**
  * What one load reads. Each field asks for one thing; fields left out are answered with `null`.
- * At most one of `userId` and `openid` may be given.
+ * At most one of `userId`, `openid` and `userOfSession` may be given.
  */
 export interface LoadQuery {
   /** The scene with this `sceneStr`. */
@@ -57,12 +57,20 @@ export interface LoadQuery {
   /** The user with this openid, with its active authorizations and the head of its queue. */
   openid?: string
   /**
-   * With `userId` or `openid`: load every `pending` authorization of the user, not only the head of
+   * With `userId`, `openid` or `userOfSession`: load every `pending` authorization of the user, not only the head of
    * the queue. Costs as much as the queue is long; only revocation and `getUser` ask for it.
    */
   wholeQueue?: boolean
   /** The session with this token. */
   sessionToken?: string
+  /**
+   * With `sessionToken`: also the user the session belongs to, as `user` (with its active
+   * authorizations and the head of its queue, every pending one with `wholeQueue`), in the same
+   * read, so that a session check costs one round trip (docs/behaviour.md, B-load-2). The user is
+   * read whether or not the session is still live (the store knows no clock); `user` is null when
+   * there is no such session. Not with `userId` or `openid`.
+   */
+  userOfSession?: boolean
   /** The session with the highest id among those created by this scene id. */
   latestSessionOfScene?: number
   /** The idempotency record of this key. */
@@ -76,7 +84,7 @@ export interface LoadResult {
   /** The scene asked for by `sceneStr`. */
   scene: SceneRecord | null
   /**
-   * The user asked for by `userId` or `openid`. Authorizations: the `active` ones and the first
+   * The user asked for by `userId`, `openid` or `userOfSession`. Authorizations: the `active` ones and the first
    * `pending` one (every `pending` one with `wholeQueue`), by createdAt then id.
    */
   user: UserAggregate | null

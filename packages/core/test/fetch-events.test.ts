@@ -6,7 +6,7 @@ import { expect, it } from 'vitest'
 import { createFetchHandler, createScanAuth } from '@scanauth/core'
 import { eventually, RecordingQrProvider, WatchCountingStore } from '@scanauth/testkit'
 
-const PENDING_EVENT = 'event: status\ndata: {"status":"pending"}\n\n'
+const PENDING_EVENT = 'retry: 3000\nid: pending\nevent: status\ndata: {"status":"pending"}\n\n'
 
 async function setup() {
   const store = new WatchCountingStore()
@@ -46,7 +46,18 @@ it('ends the event stream when the request signal aborts, and streams each chang
   // The scene is untouched: a scan still authorizes it, and a new stream reports that and ends.
   await auth.handleScan({ sceneStr, openid: 'openid-1' })
   const after = await (await handler(new Request(`http://app.test/auth/events?scene=${sceneStr}`))).text()
-  expect(after).toMatch(/^event: status\ndata: \{"status":"authorized","session_token":"[^"]+"/)
+  expect(after).toMatch(/^retry: 3000\nid: authorized\nevent: status\ndata: \{"status":"authorized","session_token":"[^"]+"/)
+})
+
+it('answers a reconnect (Last-Event-ID) to an ended scene 204 with no body (B-wait-5)', async () => {
+  const { store, auth, handler, sceneStr } = await setup()
+  await auth.handleScan({ sceneStr, openid: 'openid-1' })
+  const res = await handler(new Request(`http://app.test/auth/events?scene=${sceneStr}`, { headers: { 'last-event-id': 'authorized' } }))
+  expect(res.status).toBe(204)
+  expect(res.body).toBeNull()
+  expect(res.headers.get('cache-control')).toBe('no-store')
+  expect(res.headers.get('content-type')).toBeNull()
+  expect(store.subscribed).toBe(0)
 })
 
 it('ends a long poll when the request signal aborts', async () => {

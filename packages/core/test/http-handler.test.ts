@@ -37,6 +37,23 @@ describe('POST create_scene', () => {
     expect(body.expires_in).toBe(300)
   })
 
+  it('adds qr_content when the QR provider gives the code’s text, and auth.createScene answers it as qrContent', async () => {
+    qr.content = (request) => `https://w.example.test/q/${request.sceneStr}`
+    const body = (await createScene())?.body as Record<string, unknown>
+    expect(body).toEqual({ scene_str: body.scene_str, qr_url: `https://qr.example.test/${body.scene_str}`, qr_content: `https://w.example.test/q/${body.scene_str}`, expires_in: 300 })
+    const created = await auth.createScene({ deviceId: 'tv-2' })
+    expect(created).toEqual({ sceneStr: created.sceneStr, qrUrl: `https://qr.example.test/${created.sceneStr}`, qrContent: `https://w.example.test/q/${created.sceneStr}`, expiresIn: 300 })
+  })
+
+  it('leaves qr_content out when the QR provider gives none, an empty one or one that is not text', async () => {
+    for (const content of [() => '', () => 42 as unknown as string]) {
+      qr.content = content
+      const body = (await createScene())?.body as Record<string, unknown>
+      expect(Object.keys(body).sort()).toEqual(['expires_in', 'qr_url', 'scene_str'])
+      expect(Object.keys(await auth.createScene({ deviceId: 'tv-2' })).sort()).toEqual(['expiresIn', 'qrUrl', 'sceneStr'])
+    }
+  })
+
   it('accepts a body a parser already turned into an object, and a Buffer', async () => {
     expect((await createScene({ device_id: 'tv-1' }))?.status).toBe(200)
     expect((await createScene(Buffer.from('{"device_id":"tv-2"}')))?.status).toBe(200)

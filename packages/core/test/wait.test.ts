@@ -121,10 +121,11 @@ describe('HTTP: the long poll and the event stream', () => {
     expect(res).toMatchObject({ status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' } })
     setTimeout(() => void auth.handleScan({ sceneStr, openid: 'alice' }), 70)
     const chunks = await collect(res?.events as AsyncIterable<string>)
-    expect(chunks[0]).toBe('event: status\ndata: {"status":"pending"}\n\n')
+    // retry once, at the start; the status as each event's id (B-wait-5).
+    expect(chunks[0]).toBe('retry: 3000\nid: pending\nevent: status\ndata: {"status":"pending"}\n\n')
     expect(chunks.slice(1, -1).length).toBeGreaterThan(0)
     expect(chunks.slice(1, -1).every((c) => c === ': heartbeat\n\n')).toBe(true)
-    expect(chunks.at(-1)).toMatch(/^event: status\ndata: \{"status":"authorized","session_token":"[^"]+","authorization":\{/)
+    expect(chunks.at(-1)).toMatch(/^id: authorized\nevent: status\ndata: \{"status":"authorized","session_token":"[^"]+","authorization":\{/)
   })
 
   it('events: an unknown scene is a plain 404; a final status is one event; HEAD has no stream', async () => {
@@ -135,10 +136,40 @@ describe('HTTP: the long poll and the event stream', () => {
     const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
     await auth.handleScan({ sceneStr, openid: 'alice' })
     const done = await handle({ method: 'GET', path: '/auth/events', query: { scene: sceneStr } })
-    expect(await collect(done?.events as AsyncIterable<string>)).toEqual([expect.stringMatching(/^event: status\ndata: \{"status":"authorized"/)])
+    expect(await collect(done?.events as AsyncIterable<string>)).toEqual([expect.stringMatching(/^retry: 3000\nid: authorized\nevent: status\ndata: \{"status":"authorized"/)])
     const head = await handle({ method: 'HEAD', path: '/auth/events', query: { scene: sceneStr } })
     expect(head).toMatchObject({ status: 200 })
     expect(head?.events).toBeUndefined()
+  })
+
+  it('events: a reconnect (Last-Event-ID, any case) to a scene that ended with the status it names is 204 with no body; one that ended otherwise gets that status; to a pending one a new stream (B-wait-5)', async () => {
+    const store = new CountingStore()
+    const { auth } = setup(store)
+    const handle = createHttpHandler(auth)
+    const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+    const client = new AbortController()
+    const pending = await handle({ method: 'GET', path: '/auth/events', query: { scene: sceneStr }, headers: { 'Last-Event-ID': 'pending' }, signal: client.signal })
+    expect(pending).toMatchObject({ status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' } })
+    const reading = collect(pending?.events as AsyncIterable<string>)
+    await eventually('the wait to subscribe', () => store.subscriptions === 1)
+    client.abort()
+    expect(await reading).toEqual(['retry: 3000\nid: pending\nevent: status\ndata: {"status":"pending"}\n\n'])
+
+    await auth.handleScan({ sceneStr, openid: 'alice' })
+    for (const headers of [{ 'Last-Event-ID': 'authorized' }, { 'last-event-id': 'authorized' }]) {
+      const ended = await handle({ method: 'GET', path: '/auth/events', query: { scene: sceneStr }, headers })
+      expect(ended).toEqual({ status: 204, headers: { 'cache-control': 'no-store' } })
+    }
+    // The scan came while the client was away (it last saw `pending`): a 204 would hide it, so it
+    // gets the final status and the end, like a first connection.
+    const missed = await handle({ method: 'GET', path: '/auth/events', query: { scene: sceneStr }, headers: { 'last-event-id': 'pending' } })
+    expect(await collect(missed?.events as AsyncIterable<string>)).toEqual([expect.stringMatching(/^retry: 3000\nid: authorized\nevent: status\n/)])
+    expect(await handle({ method: 'HEAD', path: '/auth/events', query: { scene: sceneStr }, headers: { 'last-event-id': 'authorized' } })).toMatchObject({ status: 204 })
+    // A first connection (no Last-Event-ID, or an empty one) still gets the final status and the end (B-wait-3).
+    for (const headers of [{}, { 'last-event-id': '' }]) {
+      const first = await handle({ method: 'GET', path: '/auth/events', query: { scene: sceneStr }, headers })
+      expect(await collect(first?.events as AsyncIterable<string>)).toEqual([expect.stringMatching(/^retry: 3000\nid: authorized\nevent: status\n/)])
+    }
   })
 
   it('events: a client that goes away ends the stream and leaves nothing behind', async () => {
@@ -151,7 +182,7 @@ describe('HTTP: the long poll and the event stream', () => {
     const reading = collect(res?.events as AsyncIterable<string>)
     await eventually('the wait to subscribe', () => store.subscriptions === 1)
     client.abort()
-    expect(await reading).toEqual(['event: status\ndata: {"status":"pending"}\n\n'])
+    expect(await reading).toEqual(['retry: 3000\nid: pending\nevent: status\ndata: {"status":"pending"}\n\n'])
     expect(store.subscriptions).toBe(0)
   })
 })

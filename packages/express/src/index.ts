@@ -7,16 +7,20 @@
  *   `session`, `consume`, `logout`) as a router.
  * - {@link wechatCallbackMiddleware}: the Official Account's push URL (URL verification and events).
  * - {@link wechatPayNotifyMiddleware}: WeChat Pay's `notify_url` over the raw body (`@scanauth/wechat-pay`).
+ * - {@link requireSession} and {@link requireAuthorization}: guards for the app's own routes, the
+ *   verified session on `req.scanauth`.
  *
  * ```ts
  * app.use(express.json())                                   // the app's own parser is fine
  * app.use('/auth', scanAuthRouter(auth))                    // POST /auth/create_scene, GET /auth/status, ...
  * app.use('/wechat/callback', wechatCallbackMiddleware(createWechatCallback({ auth, token, appId })))
+ * app.get('/api/me', requireSession({ auth }), (req, res) => void res.json(req.scanauth))
  * ```
  *
  * @packageDocumentation
  */
 export { scanAuthRouter, type ScanAuthRouterOptions } from './router'
+export { requireSession, requireAuthorization, type SessionGuardOptions, type AuthorizationGuardMiddlewareOptions } from './guards'
 export { wechatCallbackMiddleware, type WechatCallbackMiddlewareOptions } from './wechat-callback'
 export {
   wechatPayNotifyMiddleware,

@@ -7,6 +7,8 @@
  *   `session`, `consume`, `logout`) under `basePath`.
  * - {@link wechatCallbackMiddleware}: the Official Account's push URL (URL verification and events).
  * - {@link wechatPayNotifyMiddleware}: WeChat Pay's `notify_url` over the raw body (`@scanauth/wechat-pay`).
+ * - {@link requireSession} and {@link requireAuthorization}: guards for the app's own routes, the
+ *   verified session on `ctx.state.scanauth`.
  *
  * ```ts
  * app.use(scanAuthMiddleware(auth, { basePath: '/auth' }))
@@ -17,6 +19,7 @@
  * @packageDocumentation
  */
 export { scanAuthMiddleware, type ScanAuthMiddlewareOptions } from './scanauth-middleware'
+export { requireSession, requireAuthorization, type ScanAuthState, type SessionGuardOptions, type AuthorizationGuardMiddlewareOptions } from './guards'
 export { wechatCallbackMiddleware, type WechatCallbackMiddlewareOptions } from './wechat-callback'
 export {
   wechatPayNotifyMiddleware,

@@ -54,7 +54,8 @@ export class LoadStatements {
 
   /** The statement that answers `query`, or null when it asks for nothing. */
   statementFor(query: LoadQuery): LoadStatement | null {
-    const userKey = query.userId !== undefined ? 'id' : query.openid !== undefined ? 'openid' : null
+    const ofSession = query.userOfSession === true && query.sessionToken !== undefined
+    const userKey = query.userId !== undefined ? 'id' : query.openid !== undefined ? 'openid' : ofSession ? 'session' : null
     const mask =
       (query.sceneStr !== undefined ? 1 : 0) |
       (userKey === 'id' ? 2 : 0) |
@@ -63,7 +64,8 @@ export class LoadStatements {
       (query.sessionToken !== undefined ? 16 : 0) |
       (query.latestSessionOfScene !== undefined ? 32 : 0) |
       (query.idempotencyKey !== undefined ? 64 : 0) |
-      (query.authorizationId !== undefined ? 128 : 0)
+      (query.authorizationId !== undefined ? 128 : 0) |
+      (userKey === 'session' ? 256 : 0)
     if (mask === 0) return null
     let built = this.texts.get(mask)
     if (built === undefined) {
@@ -72,7 +74,7 @@ export class LoadStatements {
     }
     const values: unknown[] = []
     if (mask & 1) values.push(query.sceneStr)
-    if (userKey !== null) values.push(userKey === 'id' ? query.userId : query.openid)
+    if (userKey !== null) values.push(userKey === 'id' ? query.userId : userKey === 'openid' ? query.openid : query.sessionToken)
     if (mask & 16) values.push(query.sessionToken)
     if (mask & 32) values.push(query.latestSessionOfScene)
     if (mask & 64) values.push(query.idempotencyKey)
@@ -90,8 +92,14 @@ export class LoadStatements {
     }
     const next = () => `$${columns.length + 1}`
     if (mask & 1) add('scene', `SELECT json_build_array(${sceneColumns('x')}) FROM ${s}.scanauth_scenes x WHERE x.scene_str = ${next()}`)
-    if (mask & 6) {
-      const where = mask & 2 ? `u.id = ${next()}` : `u.openid = ${next()}`
+    if (mask & 262) {
+      // The session's user (B-load-2): found through the session by its token, in the same statement.
+      const where =
+        mask & 2
+          ? `u.id = ${next()}`
+          : mask & 4
+            ? `u.openid = ${next()}`
+            : `u.id = (SELECT t.user_id FROM ${s}.scanauth_sessions t WHERE t.token = ${next()})`
       add('user', `SELECT json_build_array(${userColumns('u')}, ${liveAuthorizations(s, (mask & 8) !== 0)}) FROM ${s}.scanauth_users u WHERE ${where}`)
     }
     if (mask & 16) add('session', `SELECT json_build_array(${sessionColumns('x')}) FROM ${s}.scanauth_sessions x WHERE x.token = ${next()}`)

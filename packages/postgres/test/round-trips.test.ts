@@ -73,3 +73,18 @@ it('a commit that is refused, or writes no scene, sends no notification', async 
   const keyOnly = await statementsOf(() => store.commit({ idempotency: { key: 'k', fingerprint: 'f', authorizationId: null, result: null, createdAt: 1 } }))
   expect(keyOnly).toHaveLength(1)
 })
+
+it('a session check is one statement: the session and its user in one SELECT (B-load-2); a consumption adds its commit', async () => {
+  const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+  await auth.handleScan({ sceneStr, openid: 'alice' })
+  const status = await auth.getStatus(sceneStr)
+  if (status.status !== 'authorized') throw new Error('not authorized')
+  const verify = await statementsOf(async () => expect(await auth.verifySession(status.sessionToken)).toMatchObject({ userId: 1 }))
+  expect(verify).toHaveLength(1)
+  expect(verify[0]).toMatch(/scanauth_users u WHERE u\.id = \(SELECT t\.user_id FROM "scanauth_test_\w+"\.scanauth_sessions t WHERE t\.token = \$1\)/)
+  expect(await statementsOf(() => auth.verifySession('no-such-session'))).toHaveLength(1)
+  const consume = await statementsOf(() => auth.consume({ sessionToken: status.sessionToken, idempotencyKey: 'tap-1' }))
+  expect(consume).toHaveLength(2)
+  expect(consume[1]).toMatch(/scanauth_commit\(\$1::jsonb\)/)
+  expect(await statementsOf(() => auth.consume({ sessionToken: status.sessionToken, idempotencyKey: 'tap-1' }))).toHaveLength(1)
+})

@@ -1,7 +1,7 @@
 /**
  * How a {@link LoadQuery} is read, in one round trip either way: the parts that are plain string
  * keys (a scene, a session, an idempotency record) with one GET or MGET, one authorization by id
- * with one HGET, and anything else (a user, a scene's latest session, a mix) with the load script
+ * with one HGET, and anything else (a user, a session's user, a scene's latest session, a mix) with the load script
  * (`scripts/load.ts`). A device's poll, the hottest read of all, is one GET.
  *
  * @module
@@ -34,6 +34,8 @@ export type LoadPlan =
 /** Chooses the cheapest way to read `query` (see the module comment). */
 export function planLoad(query: LoadQuery, keys: Keys): LoadPlan {
   if (query.userId !== undefined || query.openid !== undefined || query.latestSessionOfScene !== undefined) return { kind: 'script' }
+  // The session's user is found through the session inside the script (B-load-2).
+  if (query.userOfSession === true && query.sessionToken !== undefined) return { kind: 'script' }
   if (query.authorizationId !== undefined) {
     const alone = query.sceneStr === undefined && query.sessionToken === undefined && query.idempotencyKey === undefined
     return alone ? { kind: 'authorization', id: query.authorizationId } : { kind: 'script' }
@@ -70,6 +72,10 @@ export function decodeAuthorizationReply(id: number, value: string | null): Load
 /** The load script's ARGV for `query` (see `scripts/load.ts`). */
 export function loadArgs(query: LoadQuery, prefix: string): string[] {
   if (query.userId !== undefined && query.openid !== undefined) throw new RedisStoreError('invalid_query', 'load takes userId or openid, not both')
+  const ofSession = query.userOfSession === true && query.sessionToken !== undefined
+  if (ofSession && (query.userId !== undefined || query.openid !== undefined)) {
+    throw new RedisStoreError('invalid_query', 'load takes userOfSession or userId or openid, not two of them')
+  }
   const optional = (value: string | number | undefined) => (value === undefined ? '' : String(value))
   return [
     prefix,
@@ -81,6 +87,7 @@ export function loadArgs(query: LoadQuery, prefix: string): string[] {
     query.wholeQueue === true ? '1' : '',
     optional(query.idempotencyKey),
     optional(query.authorizationId),
+    ofSession ? '1' : '',
   ]
 }
 

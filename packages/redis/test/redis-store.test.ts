@@ -338,4 +338,22 @@ describe('round trips and memory', () => {
     await auth.handleScan({ sceneStr, openid: 'alice' })
     expect(counter.byName()).toEqual({ evalsha: 2 })
   })
+
+  it('a session check (verifySession, what every guarded request runs) is one round trip: the load script reads the session, then its user (B-load-2)', async () => {
+    const counter = countCommands(client)
+    const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+    await auth.handleScan({ sceneStr, openid: 'alice' })
+    const status = await auth.getStatus(sceneStr)
+    if (status.status !== 'authorized') throw new Error('not authorized')
+    counter.reset()
+    expect(await auth.verifySession(status.sessionToken)).toMatchObject({ userId: 1, authorization: { type: 'time' } })
+    expect(counter.byName()).toEqual({ evalsha: 1 })
+    counter.reset()
+    expect(await auth.verifySession('no-such-session')).toBeNull()
+    expect(counter.byName()).toEqual({ evalsha: 1 })
+    // A consumption: the same one load; a time authorization spends nothing, so nothing is committed.
+    counter.reset()
+    expect(await auth.consume({ sessionToken: status.sessionToken })).toMatchObject({ status: 'ok' })
+    expect(counter.byName()).toEqual({ evalsha: 1 })
+  })
 })

@@ -47,6 +47,7 @@ import {
   toSession,
   toUserAggregate,
   userParams,
+  type SessionRow,
 } from './rows'
 import { openDatabaseFile } from './open-file'
 import { listOpenOrders, loadOrder, saveOrder, type OpenOrderQuery, type OrderRecord, type OrderWrite } from './orders'
@@ -138,7 +139,7 @@ export class SqliteStore implements Store {
     const authorization = query.authorizationId === undefined ? undefined : s.authorizationById.get(query.authorizationId)
     return {
       scene: scene === undefined ? null : toScene(scene),
-      user: this.loadUser(query),
+      user: this.loadUser(query, session),
       session: session === undefined ? null : toSession(session),
       latestSession: latest === undefined ? null : toSession(latest),
       idempotency: idempotency === undefined ? null : toIdempotency(idempotency),
@@ -267,10 +268,16 @@ export class SqliteStore implements Store {
     if (this.ownsDatabase && this.database.open) this.database.close()
   }
 
-  /** The user part of a load: active ones and the head of the queue, or the whole queue. */
-  private loadUser(query: LoadQuery): UserAggregate | null {
+  /**
+   * The user part of a load: active ones and the head of the queue, or the whole queue. With
+   * `userOfSession`, the user of the session row the same synchronous call just read (B-load-2):
+   * two selects in process, no round trip; not atomic, like every load (a commit checks versions).
+   */
+  private loadUser(query: LoadQuery, session: SessionRow | undefined): UserAggregate | null {
     const s = this.statements
-    const { userId, openid } = query
+    const { openid } = query
+    // Column 2 of a session row is its user_id (SESSION_COLUMNS).
+    const userId = query.userId ?? (query.userOfSession === true && openid === undefined ? session?.[2] : undefined)
     if (userId !== undefined) return toUserAggregate(query.wholeQueue === true ? s.userWithQueueById.all(userId) : s.userById.all(userId, userId))
     if (openid !== undefined) return toUserAggregate(query.wholeQueue === true ? s.userWithQueueByOpenid.all(openid) : s.userByOpenid.all(openid, openid))
     return null

@@ -20,6 +20,7 @@ import { storeApiSuite } from './suites/store-api'
 import { storeCounterApiSuite } from './suites/store-api-counters'
 import { storeEntitlementApiSuite } from './suites/store-api-entitlements'
 import { storeOrderApiSuite } from './suites/store-api-orders'
+import { storeSessionUserApiSuite } from './suites/store-api-session-user'
 import { unicodeSuite } from './suites/unicode'
 import { userSuite } from './suites/users'
 import { watchSuite } from './suites/watch'
@@ -44,6 +45,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     const get = useContext(factory)
     storeApiSuite(get)
     storeEntitlementApiSuite(get)
+    storeSessionUserApiSuite(get)
     storeCounterApiSuite(get)
     storeOrderApiSuite(get)
     sceneSuite(get)

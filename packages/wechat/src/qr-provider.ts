@@ -1,6 +1,7 @@
 /**
  * `createWechatQrProvider`: core's `QrProvider` on the WeChat Official Account API. It creates a
- * temporary string-scene code (`QR_STR_SCENE`) and returns the address of its image.
+ * temporary string-scene code (`QR_STR_SCENE`) and returns the address of its image and the text
+ * it encodes.
  *
  * @module
  */
@@ -65,10 +66,18 @@ export interface WechatQrCode {
 
 /** Core's `QrProvider`, plus the lower-level calls it is built from. */
 export interface WechatQrProvider extends QrProvider {
-  /** Creates a code for `sceneStr` and returns its image address in `url` (what core stores as `qr_url`). */
+  /**
+   * Creates a code for `sceneStr` and returns its image address in `url` (what the device gets as
+   * `qr_url`) and the text it encodes in `content` (`qr_content`).
+   */
   createQr(request: { sceneStr: string; expiresInSeconds: number }): Promise<{
     /** The image address of the code ({@link WechatQrCode.imageUrl}). */
     url: string
+    /**
+     * What the code encodes: the `url` of WeChat's `qrcode/create` answer ({@link WechatQrCode.url}),
+     * so a device can draw the code itself. Absent when WeChat answered without one.
+     */
+    content?: string
   }>
   /** Creates a code and returns everything WeChat answered. Retries once with a new token on 40001/40014/42001. */
   createQrCode(request: { sceneStr: string; expiresInSeconds: number }): Promise<WechatQrCode>
@@ -184,7 +193,7 @@ export function createWechatQrProvider(options: WechatQrProviderOptions): Wechat
     createQrCode,
     async createQr(request) {
       const code = await createQrCode(request)
-      return { url: code.imageUrl }
+      return code.url === '' ? { url: code.imageUrl } : { url: code.imageUrl, content: code.url }
     },
     getAccessToken: () => tokens.get(),
     rejectAccessToken: (token) => tokens.reject(token),

@@ -1,6 +1,8 @@
 // The QR provider against the emulator, over real HTTP on 127.0.0.1.
 import { createServer } from 'node:net'
 import { createHttpHandler, createScanAuth, MemoryStore, ScanAuthError } from '@scanauth/core'
+import jsQR from 'jsqr'
+import { PNG } from 'pngjs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createWechatQrProvider, WechatApiError, WechatHttpError, type CachedToken, type TokenCache, type WechatQrProviderOptions } from '../src/index'
 import { startWechatEmulator, type WechatEmulatorOptions } from '@scanauth/wechat-emulator'
@@ -29,6 +31,23 @@ describe('createQr', () => {
     expect(url).toBe(`${emulator.url}/cgi-bin/showqrcode?ticket=${encodeURIComponent(ticket!.ticket)}`)
     expect(url).not.toContain('==')
     expect(new URL(url).searchParams.get('ticket')).toBe(ticket!.ticket)
+  })
+
+  it('returns the text the code encodes as content: the ticket answer’s url, which the image decodes to', async () => {
+    const { emulator, provider } = await setup()
+    const { url, content } = await provider.createQr(req('pc_content', 300))
+    expect(content).toBe(emulator.tickets()[0]!.url)
+    const image = await fetch(url)
+    expect(image.headers.get('content-type')).toBe('image/png')
+    const png = PNG.sync.read(Buffer.from(await image.arrayBuffer()))
+    expect(jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data).toBe(content)
+    // Through the service and the route: qr_content beside qr_url.
+    const auth = createScanAuth({ store: new MemoryStore(), qr: provider })
+    const created = await auth.createScene({ deviceId: 'terminal' })
+    expect(created.qrContent).toBe(emulator.tickets()[1]!.url)
+    const handle = createHttpHandler(auth)
+    const res = await handle({ method: 'POST', path: '/auth/create_scene', body: { device_id: 'terminal' } })
+    expect(res?.body).toEqual({ scene_str: expect.any(String), qr_url: expect.any(String), qr_content: emulator.tickets()[2]!.url, expires_in: 300 })
   })
 
   it('createQrCode returns ticket, url and expire_seconds as WeChat answered', async () => {

@@ -1,7 +1,8 @@
 /**
  * The event stream of `GET {base}/events?scene=…` (docs/behaviour.md B-wait-3): Server-Sent Events
  * with an `event: status` whose data is the poll's JSON, sent on connect and on each change, a
- * heartbeat comment while nothing changes, and the end of the stream after a final status.
+ * heartbeat comment while nothing changes, and the end of the stream after a final status. The
+ * first event also carries `retry:`, and each `status` event an `id:` (B-wait-5).
  *
  * @module
  */
@@ -23,9 +24,23 @@ export const DEFAULT_HEARTBEAT_MS = 15_000
 /** A heartbeat: an SSE comment line, ignored by `EventSource`, that keeps proxies from closing an idle stream. */
 export const HEARTBEAT = ': heartbeat\n\n'
 
-/** One `status` event carrying the poll's wire body. */
+/**
+ * The reconnection delay a stream asks of `EventSource` (its `retry:` field), in milliseconds: 3 s,
+ * what browsers mostly use anyway, now stated so that every client waits the same (B-wait-5).
+ */
+export const RECONNECT_DELAY_MS = 3000
+
+/** The `retry:` line sent once, at the start of each stream (in the first event's block). */
+const RETRY_FIELD = `retry: ${RECONNECT_DELAY_MS}\n`
+
+/**
+ * One `status` event carrying the poll's wire body. Its `id:` is the status itself (`pending`,
+ * `need_purchase`, `authorized`, `expired`): a stream never sends the same status twice in a row,
+ * and a reconnecting `EventSource` sends it back as `Last-Event-ID`, the last status the client saw
+ * (B-wait-5). The `id` line comes first, so `event: status\ndata: …` stays one run of text.
+ */
 export function statusEvent(status: StatusResult, purchaseUrl?: string): string {
-  return `event: status\ndata: ${JSON.stringify(statusBody(status, purchaseUrl))}\n\n`
+  return `id: ${status.status}\nevent: status\ndata: ${JSON.stringify(statusBody(status, purchaseUrl))}\n\n`
 }
 
 /** A final `error` event: the stream could not go on (the store failed); the body reveals nothing. */
@@ -33,7 +48,7 @@ export const ERROR_EVENT = `event: error\ndata: ${JSON.stringify({ detail: 'Inte
 
 /** What {@link statusEvents} needs. */
 export interface StatusEventsInput {
-  auth: Pick<ScanAuth, 'waitForStatus' | 'openOrderOfScene'>
+  auth: Pick<ScanAuth, 'waitForStatus' | 'openOrderOfScene' | 'getStatus'>
   sceneStr: string
   /** The answer read before the stream started (so that an unknown scene is a plain 404). */
   first: StatusResult
@@ -45,13 +60,26 @@ export interface StatusEventsInput {
   onError?(error: unknown): void
 }
 
+/** Where a stream stands after a status: the status to tell, and whether to keep waiting. */
+export interface StreamStep {
+  /** The status the device should have last been told (read again when an order just stopped waiting). */
+  status: StatusResult
+  /** Whether the stream goes on (B-wait-3, B-order-7); when not, the scene has ended for the device. */
+  goesOn: boolean
+}
+
 /**
  * Whether the stream goes on after `status`: while pending, and while `need_purchase` has an open
- * order of the scene that the device waits to see paid (B-order-7).
+ * order of the scene that the device waits to see paid (B-order-7). A `need_purchase` with no open
+ * order is read again before it counts as final: the order may have been paid between the read of
+ * the status and the read of the order (the grant commits before the order is marked paid), and
+ * then the fresh read answers `authorized` (B-wait-5).
  */
-async function goesOn(auth: StatusEventsInput['auth'], sceneStr: string, status: StatusResult): Promise<boolean> {
-  if (status.status === 'pending') return true
-  return status.status === 'need_purchase' && (await auth.openOrderOfScene(sceneStr)) !== null
+export async function nextStep(auth: StatusEventsInput['auth'], sceneStr: string, status: StatusResult): Promise<StreamStep> {
+  if (status.status === 'pending') return { status, goesOn: true }
+  if (status.status !== 'need_purchase') return { status, goesOn: false }
+  if ((await auth.openOrderOfScene(sceneStr)) !== null) return { status, goesOn: true }
+  return { status: await auth.getStatus(sceneStr), goesOn: false }
 }
 
 /**
@@ -63,12 +91,14 @@ async function goesOn(auth: StatusEventsInput['auth'], sceneStr: string, status:
  */
 export async function* statusEvents(input: StatusEventsInput): AsyncGenerator<string, void, undefined> {
   const { auth, sceneStr, signal } = input
-  yield statusEvent(input.first, input.purchaseUrl)
+  yield RETRY_FIELD + statusEvent(input.first, input.purchaseUrl)
   let current = input.first
   let change: Promise<StatusResult> | null = null
   let more: boolean
   try {
-    more = await goesOn(auth, sceneStr, current)
+    const step = await nextStep(auth, sceneStr, current)
+    if (step.status.status !== current.status) yield statusEvent(step.status, input.purchaseUrl)
+    ;({ status: current, goesOn: more } = step)
   } catch (error) {
     input.onError?.(error)
     yield ERROR_EVENT
@@ -99,7 +129,9 @@ export async function* statusEvents(input: StatusEventsInput): AsyncGenerator<st
     } else if (current.status === 'pending') continue
     // A change, or a wait on an order that ended without one (the order's deadline passed): ask again.
     try {
-      more = await goesOn(auth, sceneStr, current)
+      const step = await nextStep(auth, sceneStr, current)
+      if (step.status.status !== current.status) yield statusEvent(step.status, input.purchaseUrl)
+      ;({ status: current, goesOn: more } = step)
     } catch (error) {
       if (isAborted(signal)) return
       input.onError?.(error)

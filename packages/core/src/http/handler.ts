@@ -4,7 +4,10 @@
  * response; `undefined` means "not our path", so the app's own routes keep working.
  *
  * Routes (under `basePath`, default `/auth`):
- * - `POST create_scene` `{device_id}` → `{scene_str, qr_url, expires_in}`; 502 when the platform fails.
+ * - `POST create_scene` `{device_id}` → `{scene_str, qr_url, expires_in}`, plus `qr_content` when the QR
+ *   provider gave the code's text; 502 when the platform fails.
+ * - `GET events?scene=` → an event stream (B-wait-3, B-wait-5); a reconnect (`Last-Event-ID`) to a scene
+ *   that has ended → 204, so that `EventSource` stops.
  * - `GET status?scene=` → `{status}` or `{status: 'authorized', session_token, authorization}`; 404 unknown.
  *   With the `purchaseUrl` option, a `need_purchase` answer (here and from `consume`) adds `purchase_url`.
  * - `GET session` with `Authorization: Bearer <token>` → `{user_id, device_id, expires_at, authorization}`; 401.
@@ -21,8 +24,8 @@
  */
 import type { ScanAuth } from '../api'
 import { ScanAuthError } from '../errors'
-import { bearerToken, jsonObjectBody, queryValue } from './request'
-import { DEFAULT_HEARTBEAT_MS, EVENT_STREAM_HEADERS, statusEvents } from './events'
+import { bearerToken, headerValue, jsonObjectBody, queryValue } from './request'
+import { DEFAULT_HEARTBEAT_MS, EVENT_STREAM_HEADERS, nextStep, statusEvents } from './events'
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './types'
 import { consumeBody, createSceneBody, errorBody, plansBody, purchaseBody, sessionBody, statusBody } from './wire'
 
@@ -97,6 +100,15 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
       const sceneStr = requireScene(request)
       // Read before the stream starts, so an unknown scene is a plain 404 with {detail}.
       const first = await auth.getStatus(sceneStr)
+      // A reconnect to a scene that has ended with the status the client last saw: 204, which makes
+      // a browser's EventSource stop reconnecting (B-wait-5). One that ended otherwise while the
+      // client was away (a scan during a dropped connection) gets that status, like a first
+      // connection gets the final status and the end (B-wait-3).
+      const lastSeen = lastEventId(request)
+      if (lastSeen !== undefined) {
+        const step = await nextStep(auth, sceneStr, first)
+        if (!step.goesOn && step.status.status === lastSeen) return NO_CONTENT
+      }
       if (request.method.toUpperCase() === 'HEAD') return new EventStream(undefined)
       const report = (error: unknown) => onError?.(error, request)
       return new EventStream(statusEvents({ auth, sceneStr, first, signal: request.signal, heartbeatMs, purchaseUrl, onError: report }))
@@ -146,6 +158,16 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
       return consumeBody(await auth.consume({ sessionToken: token, points }), purchaseUrl)
     },
   },
+}
+
+/**
+ * The `Last-Event-ID` of a reconnect: the status the client last saw (every `status` event's id is
+ * its status, B-wait-5), which `EventSource` sends back once a stream has given it an id; undefined
+ * for a first connection (no header, or an empty one).
+ */
+function lastEventId(request: HttpRequest): string | undefined {
+  const id = headerValue(request, 'last-event-id')
+  return id === undefined || id === '' ? undefined : id
 }
 
 function requireBearer(request: HttpRequest): string {

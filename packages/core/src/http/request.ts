@@ -33,7 +33,12 @@ export function headerValue(request: HttpRequest, name: string): string | undefi
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */
 export function bearerToken(request: HttpRequest): string | undefined {
-  const match = /^Bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(headerValue(request, 'authorization') ?? '')
+  return bearerOf(headerValue(request, 'authorization'))
+}
+
+/** The token of an `Authorization` header's value `Bearer <token>` (scheme in any case), or undefined. */
+export function bearerOf(authorization: string | undefined): string | undefined {
+  const match = /^Bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(authorization ?? '')
   return match?.[1]
 }
 

@@ -10,9 +10,13 @@ export function summaryBody(a: Pick<AuthorizationSummary, 'type' | 'endAt' | 're
   return { type: a.type, end_at: a.endAt, remaining_points: a.remainingPoints }
 }
 
-/** POST create_scene, 200. */
-export function createSceneBody(r: CreateSceneResult) {
-  return { scene_str: r.sceneStr, qr_url: r.qrUrl, expires_in: r.expiresIn }
+/**
+ * POST create_scene, 200: the three fields of docs/behaviour.md (B-create-3), and `qr_content` only
+ * when the QR provider gave the code's text.
+ */
+export function createSceneBody(r: CreateSceneResult): { scene_str: string; qr_url: string; expires_in: number; qr_content?: string } {
+  const body = { scene_str: r.sceneStr, qr_url: r.qrUrl, expires_in: r.expiresIn }
+  return r.qrContent === undefined ? body : { ...body, qr_content: r.qrContent }
 }
 
 /**

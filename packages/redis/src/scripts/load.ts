@@ -1,6 +1,7 @@
 /**
  * The load script: a read-only script for the loads that must follow a reference inside Redis
- * (openid → user id → user, its active set and queue → their records; scene id → latest session
+ * (openid → user id → user, its active set and queue → their records; session token → session →
+ * its user id → user, so that a session check is one round trip; scene id → latest session
  * token → session) or ask for several parts at once, so that they still cost one round trip. Loads
  * that are plain GETs of string keys, or the HGET of one authorization, do not use it
  * (`load.ts`), the device's poll being the hottest read of all.
@@ -8,7 +9,7 @@
  * ```
  * KEYS[1]  <prefix>seq, to route the call to the prefix's slot on a Cluster and to check the layout.
  * ARGV     prefix, sceneStr, userId, openid, sessionToken, latestSessionOfScene, wholeQueue ('1'),
- *          idempotencyKey, authorizationId ('' = not asked)
+ *          idempotencyKey, authorizationId, userOfSession ('1') ('' = not asked)
  * ```
  *
  * Reply: `{ scene, userId, user, authorizations, session, latestToken, latestSession, idempotency,
@@ -34,8 +35,13 @@ end
 local scene = false
 if ARGV[2] ~= '' then scene = get(prefix .. 's:' .. ARGV[2]) end
 
+local session = false
+if ARGV[5] ~= '' then session = get(prefix .. 't:' .. ARGV[5]) end
+
 local userId = ARGV[3]
 if userId == '' and ARGV[4] ~= '' then userId = get(prefix .. 'o:' .. ARGV[4]) or '' end
+-- A session is id|userId|sceneId|createdAt|expiresAt|deviceId (codec.ts).
+if userId == '' and ARGV[10] == '1' and session then userId = string.match(session, '^[^|]*|([^|]*)|') or '' end
 local user, authorizations = false, {}
 if userId ~= '' then
   user = get(prefix .. 'u:' .. userId)
@@ -59,9 +65,6 @@ if userId ~= '' then
     end
   end
 end
-
-local session = false
-if ARGV[5] ~= '' then session = get(prefix .. 't:' .. ARGV[5]) end
 
 local latestToken, latest = false, false
 if ARGV[6] ~= '' then

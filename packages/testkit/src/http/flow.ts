@@ -20,7 +20,8 @@ export interface AuthorizedPoll {
 
 /**
  * `POST /auth/create_scene` for `deviceId`, which must answer 200 with a scene that polls as
- * `pending`. Resolves with the answer's body (`scene_str`, `qr_url`, `expires_in`).
+ * `pending`. Resolves with the answer's body (`scene_str`, `qr_url`, `expires_in`, and `qr_content`
+ * when the QR provider gives the code's text).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test bodies are read field by field
 export async function createPendingScene(url: string, deviceId: string): Promise<any> {

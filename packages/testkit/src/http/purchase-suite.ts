@@ -66,6 +66,22 @@ export function describePurchaseRoutes(framework: string, host: HttpRoutesHost):
       expect(await stream.next()).toBeUndefined()
     })
 
+    it('a reconnect (Last-Event-ID) to need_purchase is 204 while no order is open, and streams while one is (B-wait-5)', async () => {
+      const { auth, needPurchaseScene } = sellingApp()
+      const url = await host(auth, {})
+      const scene = await needPurchaseScene()
+      const lastEventId = { headers: { 'last-event-id': 'need_purchase' } }
+      const ended = await fetch(`${url}/auth/events?scene=${scene}`, lastEventId)
+      expect(ended.status).toBe(204)
+      expect(await ended.text()).toBe('')
+      expect((await postJson(`${url}/auth/purchase`, { scene, plan: 'days-30' })).status).toBe(200)
+      // Now the device waits for the payment: the reconnect is served the current status again.
+      const stream = await openEventStream(`${url}/auth/events?scene=${scene}`, lastEventId)
+      expect(stream.response.status).toBe(200)
+      expect(await stream.next()).toEqual({ retry: 3000, id: 'need_purchase', event: 'status', data: '{"status":"need_purchase"}', comments: [] })
+      stream.abort()
+    })
+
     it('the long poll of a need_purchase scene with an open order waits for the payment', async () => {
       const { auth, service, needPurchaseScene } = sellingApp()
       const url = await host(auth, {})

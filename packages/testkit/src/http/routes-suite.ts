@@ -85,6 +85,7 @@ export function describeHttpRoutes(framework: string, host: HttpRoutesHost, opti
       const url = await serveHost(auth)
 
       const created = await createPendingScene(url, 'device-1')
+      // Without a content from the QR provider, exactly the three fields (no qr_content).
       expect(created).toEqual({ scene_str: expect.stringMatching(/^pc_[0-9a-f]{32}$/), qr_url: expect.any(String), expires_in: 300 })
       const scene = created.scene_str as string
       expect(created.qr_url).toBe(`https://qr.example.test/${scene}`)
@@ -92,6 +93,18 @@ export function describeHttpRoutes(framework: string, host: HttpRoutesHost, opti
       expect(await auth.handleScan({ sceneStr: scene, openid: 'openid-1' })).toMatchObject({ result: 'authorized' })
       const { bearer } = await pollAuthorized(url, scene)
       expect(await useSession(url, bearer, 'device-1')).toMatchObject({ user_id: 1 })
+    })
+
+    it('create_scene adds qr_content only when the QR provider gives the code’s text', async () => {
+      const qr = new RecordingQrProvider()
+      qr.content = (request) => `https://w.example.test/q/${request.sceneStr}`
+      const url = await serveHost(createScanAuth({ store: new MemoryStore(), qr }))
+      const created = await createPendingScene(url, 'device-1')
+      const scene = created.scene_str as string
+      expect(created).toEqual({ scene_str: scene, qr_url: `https://qr.example.test/${scene}`, qr_content: `https://w.example.test/q/${scene}`, expires_in: 300 })
+      // An empty content is no content: the body keeps its three fields.
+      qr.content = () => ''
+      expect(Object.keys(await createPendingScene(url, 'device-2')).sort()).toEqual(['expires_in', 'qr_url', 'scene_str'])
     })
 
     it('signs a device out: POST logout answers 204 without a body, then the token is refused', async () => {

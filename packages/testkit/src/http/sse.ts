@@ -11,6 +11,10 @@ export interface SseMessage {
   event?: string
   /** The `data:` lines joined with `\n`, if the message has any. */
   data?: string
+  /** The `id:` field, if the message has one (what `EventSource` would send back as `Last-Event-ID`). */
+  id?: string
+  /** The `retry:` field (the reconnection delay in milliseconds), if the message has one made of digits. */
+  retry?: number
   /** The comment lines (`: text`), without the colon and the one space after it. */
   comments: string[]
 }
@@ -33,7 +37,7 @@ export interface EventStream {
  * @example
  * ```ts
  * const stream = await openEventStream(`${url}/auth/events?scene=${scene}`)
- * expect(await stream.next()).toEqual({ event: 'status', data: '{"status":"pending"}', comments: [] })
+ * expect(await stream.next()).toEqual({ retry: 3000, id: 'pending', event: 'status', data: '{"status":"pending"}', comments: [] })
  * ```
  */
 export async function openEventStream(url: string, init: RequestInit = {}): Promise<EventStream> {
@@ -89,4 +93,7 @@ function addLine(message: SseMessage, line: string): void {
   if (field === '') message.comments.push(value)
   else if (field === 'event') message.event = value
   else if (field === 'data') message.data = message.data === undefined ? value : `${message.data}\n${value}`
+  // As EventSource reads them: an id with a NUL is ignored, a retry that is not all digits too.
+  else if (field === 'id' && !value.includes('\0')) message.id = value
+  else if (field === 'retry' && /^\d+$/.test(value)) message.retry = Number(value)
 }
