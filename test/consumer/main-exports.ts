@@ -13,4 +13,5 @@ export const MAIN_EXPORTS: Readonly<Record<string, readonly string[]>> = {
   '@scanauth/testkit': ['describeStoreContract'],
   '@scanauth/express': ['scanAuthRouter', 'wechatCallbackMiddleware', 'wechatPayNotifyMiddleware', 'keepRawBody'],
   '@scanauth/koa': ['scanAuthMiddleware', 'wechatCallbackMiddleware', 'wechatPayNotifyMiddleware'],
+  '@scanauth/client': ['createScanAuthClient', 'ScanAuthClientError'],
 }

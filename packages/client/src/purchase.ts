@@ -1,0 +1,84 @@
+/**
+ * `purchase`: open an order (`POST purchase`), hand its pay code to `onCode`, wait until it is paid.
+ * A scene purchase waits on the scene like a sign-in (the server keeps it waiting while the order is
+ * open, B-order-7); a session purchase checks `GET session` until its authorization changes.
+ *
+ * @module
+ */
+import { runAbortable, sleep } from './abortable'
+import { ScanAuthClientError } from './errors'
+import { sendForJson, type HttpSettings } from './http'
+import { requiredFunction, requiredText, transportOption, wholeNumber } from './options'
+import { getSession } from './session'
+import { DEFAULT_POLL_INTERVAL_MS, firstTransport } from './transport'
+import type { AuthorizationSummary, OrderCode, PurchaseOptions, PurchaseResult } from './types'
+import { waitScene } from './wait-scene'
+import { readOrder } from './wire'
+
+/** How long past the order's deadline the client keeps waiting: the clocks of device and server differ. */
+const DEADLINE_GRACE_MS = 10_000
+
+function unpaid(order: OrderCode): ScanAuthClientError {
+  return new ScanAuthClientError('expired', `Order ${order.orderId} was not paid before its deadline (${order.expiresAt})`)
+}
+
+function sameAuthorization(a: AuthorizationSummary | null, b: AuthorizationSummary | null): boolean {
+  return a === b || (a !== null && b !== null && a.type === b.type && a.endAt === b.endAt && a.remainingPoints === b.remainingPoints)
+}
+
+/** Runs one purchase (see `ScanAuthClient.purchase`). */
+export function purchase(http: HttpSettings, options: PurchaseOptions): Promise<PurchaseResult> {
+  const plan = requiredText('plan', options.plan)
+  requiredFunction('onCode', options.onCode)
+  const option = transportOption(options.transport)
+  const pollIntervalMs = wholeNumber('pollIntervalMs', options.pollIntervalMs, DEFAULT_POLL_INTERVAL_MS, 100, 600_000)
+  const sceneStr = options.sceneStr
+  const sessionToken = options.sessionToken
+  if ((sceneStr === undefined) === (sessionToken === undefined)) throw new TypeError('@scanauth/client: purchase takes either sceneStr or sessionToken')
+
+  return runAbortable<PurchaseResult>(options.signal, async (signal, hold) => {
+    if (sceneStr !== undefined) {
+      requiredText('sceneStr', sceneStr)
+      const order = readOrder(await sendForJson(http, 'purchase', { method: 'POST', json: { scene: sceneStr, plan }, signal, retryNetwork: true }))
+      options.onCode(order)
+      const status = await waitScene({
+        http,
+        sceneStr,
+        signal,
+        transports: { option, current: firstTransport(option) },
+        pollIntervalMs,
+        purpose: 'payment',
+        deadlineMs: Date.parse(order.expiresAt) + DEADLINE_GRACE_MS,
+        onStatus(body, transport) {
+          if (body.status === 'authorized' && body.sessionToken !== undefined && body.authorization !== undefined) {
+            hold({ status: 'authorized', orderId: order.orderId, sceneStr, sessionToken: body.sessionToken, authorization: body.authorization })
+          }
+          options.onStatus?.({ sceneStr, status: body.status, transport })
+        },
+      })
+      if (status.status === 'authorized' && status.sessionToken !== undefined && status.authorization !== undefined) {
+        return { status: 'authorized', orderId: order.orderId, sceneStr, sessionToken: status.sessionToken, authorization: status.authorization }
+      }
+      throw unpaid(order)
+    }
+
+    const token = requiredText('sessionToken', sessionToken)
+    const ended = () => new ScanAuthClientError('http', 'The session has ended', { status: 401 })
+    const before = await getSession(http, token, signal)
+    if (before === null) throw ended()
+    const order = readOrder(await sendForJson(http, 'purchase', { method: 'POST', json: { plan }, token, signal, retryNetwork: true }))
+    options.onCode(order)
+    const deadlineMs = Date.parse(order.expiresAt) + DEADLINE_GRACE_MS
+    for (;;) {
+      await sleep(pollIntervalMs, signal)
+      const now = await getSession(http, token, signal)
+      if (now === null) throw ended()
+      // The payment shows as a changed current authorization (a plan that only queues behind the
+      // current one does not show until that one ends: see docs/client.md).
+      if (now.authorization !== null && !sameAuthorization(now.authorization, before.authorization)) {
+        return { status: 'authorized', orderId: order.orderId, sceneStr: undefined, sessionToken: token, authorization: now.authorization }
+      }
+      if (Date.now() > deadlineMs) throw unpaid(order)
+    }
+  })
+}

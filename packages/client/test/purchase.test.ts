@@ -1,0 +1,83 @@
+// need_purchase, then purchase paid through the WeChat Pay emulator (docs/behaviour.md B-order-1…7):
+// a free trial of about a minute ends on the server's clock, the next sign-in answers need_purchase,
+// and the purchase through its scene (event stream, or long poll behind a refusing proxy) or through
+// a session resolves once the emulated phone has paid.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createScanAuthClient, type OrderCode, type TransportOption } from '../src/index'
+import { startExample, type Example } from './support/example'
+import { startProxy, type Proxy } from './support/proxy'
+
+/** A free trial of about a minute (0.0007 days), ended by moving the server's clock 61 s ahead. */
+const SHORT_TRIAL_DAYS = 0.0007
+const AFTER_SHORT_TRIAL = 61_000
+
+let example: Example
+let refusing: Proxy
+beforeAll(async () => {
+  example = await startExample({ freeTrialDays: SHORT_TRIAL_DAYS })
+  refusing = await startProxy(example.server.url, { refuse: 404 })
+})
+afterAll(async () => {
+  await refusing?.close()
+  await example?.server.close()
+})
+
+/** Signs `openid` in once (its free trial), then ends the trial on the server's clock. */
+async function trialUsedUp(openid: string): Promise<string> {
+  const client = createScanAuthClient({ baseUrl: example.baseUrl })
+  example.clock.ahead = 0
+  const first = await client.signIn({ deviceId: 'shop', onCode: (c) => void example.scan(c.sceneStr, openid) })
+  if (first.status !== 'authorized') throw new Error(`the free trial did not start: ${first.status}`)
+  example.clock.ahead = AFTER_SHORT_TRIAL
+  return first.sessionToken
+}
+
+describe('purchase', () => {
+  for (const [transport, behind] of [['auto', 'directly'], ['auto', 'behind a proxy refusing the stream'], ['poll', 'directly']] as Array<[TransportOption, string]>) {
+    it(`need_purchase, then a scene purchase paid through the emulator is authorized (${transport}, ${behind})`, async () => {
+      const openid = `o_buyer_${transport}_${behind.length}`
+      await trialUsedUp(openid)
+      const baseUrl = behind === 'directly' ? example.baseUrl : `${refusing.url}/auth`
+      const client = createScanAuthClient({ baseUrl })
+      const result = await client.signIn({ deviceId: 'shop', onCode: (c) => void example.scan(c.sceneStr, openid) })
+      expect(result.status).toBe('need_purchase')
+      const plans = await client.listPlans()
+      const plan = plans[0]!
+      const codes: OrderCode[] = []
+      const paid = await client.purchase({
+        sceneStr: result.sceneStr,
+        plan: plan.id,
+        transport,
+        pollIntervalMs: 200,
+        onCode(code) {
+          codes.push(code)
+          void example.pay(code.orderId)
+        },
+      })
+      expect(codes).toEqual([{ orderId: expect.stringMatching(/^SA/), codeUrl: expect.stringMatching(/^weixin:\/\/wxpay\//), amountFen: plan.amountFen, expiresAt: expect.any(String) }])
+      expect(paid).toMatchObject({ status: 'authorized', orderId: codes[0]?.orderId, sceneStr: result.sceneStr, sessionToken: expect.any(String), authorization: { type: plan.grant.type } })
+      expect(await client.getSession(paid.sessionToken)).toMatchObject({ authorization: { type: plan.grant.type } })
+    })
+  }
+
+  it('a session purchase resolves once the session shows the bought authorization', async () => {
+    const token = await trialUsedUp('o_session_buyer')
+    const client = createScanAuthClient({ baseUrl: example.baseUrl })
+    expect(await client.getSession(token)).toMatchObject({ authorization: null })
+    const [plan] = await client.listPlans()
+    const paid = await client.purchase({ sessionToken: token, plan: plan!.id, pollIntervalMs: 200, onCode: (code) => void example.pay(code.orderId) })
+    expect(paid).toMatchObject({ status: 'authorized', sceneStr: undefined, sessionToken: token, authorization: { type: plan!.grant.type } })
+  })
+
+  it('rejects http 409 for a scene no scan has bound, and a TypeError without a buyer', async () => {
+    const client = createScanAuthClient({ baseUrl: example.baseUrl })
+    let sceneStr = ''
+    const controller = new AbortController()
+    await client
+      .signIn({ deviceId: 'shop', signal: controller.signal, onCode: (c) => ((sceneStr = c.sceneStr), controller.abort()) })
+      .catch(() => {})
+    const [plan] = await client.listPlans()
+    await expect(client.purchase({ sceneStr, plan: plan!.id, onCode: () => {} })).rejects.toMatchObject({ code: 'http', status: 409 })
+    await expect(client.purchase({ plan: plan!.id, onCode: () => {} } as never)).rejects.toThrow(TypeError)
+  })
+})
