@@ -8,7 +8,7 @@
  */
 import express, { type ErrorRequestHandler, type Express } from 'express'
 import { scanAuthRouter, wechatCallbackMiddleware, wechatPayNotifyMiddleware } from '@scanauth/express'
-import { createWiring, listenAndWire, NOTIFY_PATH, PUBLIC_DIR, type DemoResponse, type ExampleConfig, type RunningServer, type Wiring } from '@scanauth/example-shared'
+import { CLIENT_SCRIPT_PATH, createWiring, listenAndWire, NOTIFY_PATH, PUBLIC_DIR, publicFile, type DemoResponse, type ExampleConfig, type RunningServer, type Wiring } from '@scanauth/example-shared'
 
 /** Builds the app for `config` (store, platform, routes); `wiring.close()` releases them. */
 export async function createApp(config: ExampleConfig): Promise<{ app: Express; wiring: Wiring }> {
@@ -39,6 +39,11 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Express; 
   app.post('/demo/emulator-scan', async (req, res) => send(res, await wiring.demoScan(req.body)))
   app.post('/demo/pay', async (req, res) => send(res, await wiring.demoPay(req.body)))
   app.get('/demo/qr.svg', async (req, res) => send(res, await wiring.demoQr(req.query.text)))
+  // The page's @scanauth/client, bundled by example-shared (not a file in PUBLIC_DIR).
+  app.get(CLIENT_SCRIPT_PATH, async (req, res) => {
+    const file = (await publicFile(req.path))!
+    res.type(file.type).set('cache-control', 'no-cache').send(file.body)
+  })
   app.use(express.static(PUBLIC_DIR))
 
   const onError: ErrorRequestHandler = (error, req, res, _next) => {

@@ -1,24 +1,30 @@
-// The scanauth demo page: create a scene, show its QR code, wait for the scan (an event stream, else
-// a long poll, else polling: wait.js), show the result; when a purchase is needed, offer the plans and
-// wait for the payment (pay.js); sign out.
-// Plain browser JavaScript, no build step. Served by both example servers.
+// The scanauth demo page: show a code, wait for the scan, show the result; when a purchase is needed,
+// offer the plans and wait for the payment (pay.js); keep an authorized card current while the page
+// is open; sign out. The waiting (event stream, long poll or polling; refreshing expired codes) and
+// the purchase are @scanauth/client's: /client.js is the client bundled for browsers by the example
+// server (examples/shared/src/client-bundle.ts). The page's own scripts have no build step.
 //
 // The session token is kept in localStorage ('scanauth.session'), so a reload stays signed in. It is
-// saved when the status answers authorized and removed by "Sign out", by "New code" (a new code means
-// starting over) and when the server no longer knows it (401).
-/* global setInterval, clearInterval */
+// saved when a sign-in or a payment answers authorized and removed by "Sign out", by "New code" (a new
+// code means starting over) and when the server no longer knows it.
+/* global setInterval, clearInterval, AbortController, location */
+import { createScanAuthClient, ScanAuthClientError } from './client.js'
 import { abbreviate, api, forgetSavedSession, formatDate, randomHex, remember, saveSession, savedSession } from './lib.js'
 import { createCheckout } from './pay.js'
-import { waitForScene } from './wait.js'
 
-const RETRY_MS = 2000 // the first wait before asking for a code again while the server cannot be reached
-const MAX_BACKOFF_MS = 30000 // the longest such wait
-const AUTO_REFRESHES = 3 // expired codes replaced without asking, before the page asks the person
+const AUTO_REFRESHES = 3 // expired codes replaced without asking (the client's maxRefreshes), before the page asks the person
+// While a card shows "Authorized", the page asks the server again when the time pass ends (its
+// end_at) and at least this often: an authorization revoked, points used up elsewhere, a session
+// ended. Also when the tab comes back into view.
+const RECHECK_MS = 60_000
+const MIN_RECHECK_MS = 2000 // a device clock ahead of the server's must not turn the end_at timer into a loop
 
 const $ = (id) => document.getElementById(id)
 const card = $('card')
+const client = createScanAuthClient({ baseUrl: `${location.origin}/auth` })
 const checkout = createCheckout({
   $,
+  client,
   setState,
   setStatus,
   emulated: () => config.pay_emulator === true,
@@ -32,24 +38,22 @@ const deviceId = remember('scanauth.device_id', () => `web-${randomHex(16)}`)
 const phoneOpenid = remember('scanauth.demo_openid', () => `phone-${randomHex(8)}`)
 
 let config = { emulator: false }
-let scene = null // { sceneStr, qrUrl, expiresAt }
-let generation = 0 // bumped for every new scene: timers of an older one do nothing
-let waiting = null // the wait for the current scene's scan (wait.js), while it runs
-let retryTimer = null
+let scene = null // { sceneStr, qrUrl, expiresAt } of the code shown
+let generation = 0 // bumped for every sign-in and state change: answers of an older one do nothing
+let signingIn = null // the AbortController of client.signIn, while it runs
 let tickTimer = null
-let failures = 0 // failed attempts to create a code, or connection trouble while waiting
-let autoRefreshes = 0
+let recheckTimer = null
 let session = null // the token of the authorized card
 
 // ---------------------------------------------------------------- timers
 
-/** Ends the wait for a scan (the event stream, a request in flight) and the timers. */
+/** Ends the sign-in in progress (the client closes its stream or request), the purchase, and the timers. */
 function stopTimers() {
   checkout.stop()
-  waiting?.stop()
-  clearTimeout(retryTimer)
+  signingIn?.abort()
   clearInterval(tickTimer)
-  waiting = retryTimer = tickTimer = null
+  clearTimeout(recheckTimer)
+  signingIn = tickTimer = recheckTimer = null
 }
 
 // ---------------------------------------------------------------- view
@@ -117,12 +121,13 @@ function showResult({ tone, title, text, facts }) {
 
 function authorizationFacts(a) {
   if (!a) return []
-  if (a.type === 'points') return [['Type', 'Points'], ['Points left', String(a.remaining_points)]]
-  return [['Type', 'Time pass'], ['Valid until', a.end_at ? formatDate(a.end_at) : '—']]
+  if (a.type === 'points') return [['Type', 'Points'], ['Points left', String(a.remainingPoints)]]
+  return [['Type', 'Time pass'], ['Valid until', a.endAt ? formatDate(a.endAt) : '—']]
 }
 
 function showAuthorized(token, authorization) {
   stopTimers()
+  generation++
   session = token
   showResult({
     tone: 'ok',
@@ -132,20 +137,27 @@ function showAuthorized(token, authorization) {
   })
   setState('authorized')
   setStatus('Signed in', 'ok')
+  watchAuthorization(token, authorization)
 }
 
-function showNeedPurchase() {
+/**
+ * "Purchase needed". The device of the scanned scene (`sceneStr`) buys for that scene's user; one with
+ * a session whose authorization ended (a saved one, or the card's own) buys with the session. `note`
+ * says why, on a card that was showing something else.
+ */
+function showNeedPurchase(buyer, note) {
   stopTimers()
+  generation++
   showResult({
     tone: 'warn',
     title: 'Purchase needed',
-    text: 'The scan worked, but this WeChat user has no active authorization: the free trial has been used. Choose a plan and pay with WeChat.',
+    text: buyer.sceneStr
+      ? 'The scan worked, but this WeChat user has no active authorization: the free trial has been used. Choose a plan and pay with WeChat.'
+      : 'This device is signed in, but its WeChat user has no active authorization any more. Choose a plan and pay with WeChat.',
     facts: [],
   })
   setStatus('No active authorization', 'warn')
-  // The device of the scanned scene buys for that scene's user; one back with a saved session (no
-  // scene) buys with the session.
-  checkout.offer(scene ? { sceneStr: scene.sceneStr } : { token: session })
+  checkout.offer(buyer, note)
 }
 
 function showExpired() {
@@ -157,11 +169,12 @@ function showExpired() {
   setStatus('The code expired.', 'warn')
 }
 
-function showCreateError(detail) {
+function showCreateError(detail, title = 'No code could be created.') {
   stopTimers()
+  generation++
   $('qr').hidden = true
   $('qr-placeholder').hidden = false
-  $('overlay-text').textContent = 'No code could be created.'
+  $('overlay-text').textContent = title
   $('overlay-note').textContent = ''
   $('overlay-new').textContent = 'Try again'
   setState('error')
@@ -170,80 +183,86 @@ function showCreateError(detail) {
 
 // ---------------------------------------------------------------- flow
 
-async function newScene({ auto = false } = {}) {
-  const gen = ++generation
+const LEAD = 'Scan the code with WeChat to authorize this device.'
+
+/**
+ * A new sign-in: the client creates the code, waits, refreshes it when it expires (up to
+ * AUTO_REFRESHES), and answers. `lead` replaces the line above the code (why a new code is shown).
+ */
+async function newScene({ lead = LEAD } = {}) {
   stopTimers()
-  failures = 0
-  if (!auto) autoRefreshes = 0
+  $('lead').textContent = lead
+  const gen = ++generation
+  const controller = new AbortController()
+  signingIn = controller
   scene = null
   $('qr').hidden = true
   $('qr-placeholder').hidden = false
   setState('loading')
-  setStatus(auto ? 'The code expired; here is a new one…' : 'Preparing a code…')
-  let res
+  setStatus('Preparing a code…')
+  let result
   try {
-    res = await api('/auth/create_scene', { method: 'POST', json: { device_id: deviceId } })
-  } catch {
-    if (gen !== generation) return
-    const delay = Math.min(MAX_BACKOFF_MS, RETRY_MS * 2 ** ++failures)
-    setStatus(`Cannot reach the server. Trying again in ${Math.round(delay / 1000)} s…`, 'error')
-    retryTimer = setTimeout(() => gen === generation && newScene({ auto }), delay)
-    return
+    result = await client.signIn({
+      deviceId,
+      signal: controller.signal,
+      maxRefreshes: AUTO_REFRESHES,
+      onCode: (code) => gen === generation && showCode(code, gen),
+      onStatus: ({ status, transport }) => {
+        if (gen !== generation) return
+        card.dataset.transport = transport
+        // With the server's confirm-on-phone mode the phone shows a page first.
+        if (status === 'scanned') setStatus('Scanned. Confirm on the phone…')
+      },
+    })
+  } catch (error) {
+    if (gen !== generation) return // stopped on purpose (a new code, sign-out): nothing to say
+    signingIn = null
+    return signInFailed(error)
   }
   if (gen !== generation) return
-  if (res.status !== 200) return showCreateError(res.body?.detail || `The server answered ${res.status}.`)
-  scene = { sceneStr: res.body.scene_str, qrUrl: res.body.qr_url, expiresAt: Date.now() + res.body.expires_in * 1000 }
+  signingIn = null
+  if (result.status === 'authorized') {
+    saveSession(result.sessionToken)
+    return showAuthorized(result.sessionToken, result.authorization)
+  }
+  showNeedPurchase({ sceneStr: result.sceneStr })
+}
+
+/** A code to show: the first one, or a refresh of an expired one. */
+function showCode(code, gen) {
+  scene = { sceneStr: code.sceneStr, qrUrl: code.qrUrl, expiresAt: Date.parse(code.expiresAt) }
   card.dataset.scene = scene.sceneStr
+  card.dataset.refresh = String(code.refresh)
   showQr(scene.qrUrl)
   setState('pending')
-  showPending()
-  tickTimer = setInterval(() => gen === generation && tick(), 1000)
-  waiting = waitForScene(scene.sceneStr, {
-    onAnswer: (httpStatus, body) => gen === generation && onAnswer(httpStatus, body),
-    onProblem: (text) => {
-      if (gen !== generation) return
-      failures++
-      setStatus(text, 'error')
-    },
-    onTransport: (name) => gen === generation && (card.dataset.transport = name),
-  })
+  showPending(code.refresh > 0 ? 'The code expired; here is a new one. ' : '')
+  clearInterval(tickTimer)
+  tickTimer = setInterval(() => gen === generation && card.dataset.state === 'pending' && showPending(), 1000)
+}
+
+function signInFailed(error) {
+  if (!(error instanceof ScanAuthClientError)) {
+    showCreateError('Something went wrong on this page.')
+    throw error
+  }
+  if (error.code === 'expired') return showExpired()
+  if (error.code === 'rate_limited') {
+    // The server's {detail} says which limit and for how long; without one, Retry-After does.
+    const wait = error.retryAfterSeconds ? ` Try again in ${error.retryAfterSeconds} s.` : ''
+    return showCreateError(error.detail || `Too many codes were asked for from here.${wait}`, 'Too many codes asked for.')
+  }
+  if (error.code === 'network') return showCreateError('Cannot reach the server.')
+  showCreateError(error.detail || `The server answered ${error.status ?? 'something unexpected'}.`)
 }
 
 function secondsLeft() {
   return Math.max(0, Math.ceil((scene.expiresAt - Date.now()) / 1000))
 }
 
-function showPending() {
+function showPending(prefix = '') {
+  if (!scene) return
   const s = secondsLeft()
-  setStatus(`Waiting for a scan · valid for ${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`)
-}
-
-function tick() {
-  if (failures > 0) return // the status line shows the connection problem
-  showPending()
-  // When plain polling, ask now rather than in up to 2 s; a stream or a long poll is told at the
-  // deadline by the server itself (B-wait-1).
-  if (secondsLeft() === 0) waiting?.checkNow()
-}
-
-/** An answer about the current scene, from the stream, a long poll or a poll. */
-function onAnswer(httpStatus, body) {
-  failures = 0
-  // 404: the server no longer knows the scene (a memory store restarted): treat it as expired.
-  const status = httpStatus === 404 ? 'expired' : body?.status
-  if (status === 'authorized') {
-    saveSession(body.session_token)
-    return showAuthorized(body.session_token, body.authorization)
-  }
-  if (status === 'need_purchase') return showNeedPurchase()
-  if (status === 'expired') {
-    if (autoRefreshes < AUTO_REFRESHES) {
-      autoRefreshes++
-      return newScene({ auto: true })
-    }
-    return showExpired()
-  }
-  showPending()
+  setStatus(`${prefix}Waiting for a scan · valid for ${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`)
 }
 
 async function emulatedScan() {
@@ -255,11 +274,8 @@ async function emulatedScan() {
   try {
     const res = await api('/demo/emulator-scan', { method: 'POST', json: { scene_str: scene.sceneStr, openid: phoneOpenid } })
     if (res.status !== 200) setStatus(res.body?.detail || `The emulated scan failed (${res.status}).`, 'error')
-    else if (gen === generation && card.dataset.state === 'pending') {
-      // (A stream may have shown the result before this answer came: then there is nothing to say.)
-      setStatus('Scanned. Checking…')
-      waiting?.checkNow() // only plain polling needs telling: a stream or a long poll hears it from the server
-    }
+    // (The client may have brought the result before this answer came: then there is nothing to say.)
+    else if (gen === generation && card.dataset.state === 'pending') setStatus('Scanned. Checking…')
   } catch {
     setStatus('Cannot reach the server.', 'error')
   } finally {
@@ -268,23 +284,65 @@ async function emulatedScan() {
   }
 }
 
+// ---------------------------------------------------------------- keeping the card current
+
+/**
+ * Asks the server about the card's session when its time pass ends, and every RECHECK_MS: the card
+ * then follows what the server says without a reload (see recheck).
+ */
+function watchAuthorization(token, authorization) {
+  const endsIn = authorization?.endAt ? Date.parse(authorization.endAt) - Date.now() : Infinity
+  // Just after the end (the server's `now >= end_at`), never sooner than MIN_RECHECK_MS from now.
+  const delay = Math.max(MIN_RECHECK_MS, Math.min(RECHECK_MS, endsIn + 500))
+  clearTimeout(recheckTimer)
+  recheckTimer = setTimeout(() => recheck(token), delay)
+}
+
+/** What the server says of the card's session now: still authorized (facts refreshed), purchase needed, or signed out. */
+async function recheck(token) {
+  if (session !== token || card.dataset.state !== 'authorized') return
+  const gen = generation
+  let info
+  try {
+    info = await client.getSession(token)
+  } catch {
+    // The server cannot be reached: the card stays, and the page asks again later.
+    if (gen === generation) recheckTimer = setTimeout(() => recheck(token), RECHECK_MS)
+    return
+  }
+  if (gen !== generation || session !== token) return
+  if (info === null) {
+    // The session ended (it expired, or was signed out elsewhere): a new code.
+    forgetSession()
+    return newScene({ lead: 'Your session has ended. Scan the code with WeChat to sign in again.' })
+  }
+  if (info.authorization) return showAuthorized(token, info.authorization)
+  const ended = $('facts').textContent.includes('Points left') ? 'The points are used up.' : 'The time pass has ended.'
+  showNeedPurchase({ sessionToken: token }, `${ended} Choose a plan to go on.`)
+}
+
+document.addEventListener('visibilitychange', () => {
+  if (!document.hidden && session && card.dataset.state === 'authorized') recheck(session)
+})
+
 /** A session from an earlier visit: show it when it is still valid, else start over. */
 async function resumeSession() {
   const token = savedSession()
   if (!token) return false
+  let info
   try {
-    const res = await api('/auth/session', { token })
-    if (res.status === 200) {
-      session = token
-      if (res.body.authorization) showAuthorized(token, res.body.authorization)
-      else showNeedPurchase()
-      return true
-    }
-    if (res.status === 401) forgetSession()
+    info = await client.getSession(token)
   } catch {
-    // fall through to a new code
+    return false // the server cannot be reached now: a new code (whose failure says so)
   }
-  return false
+  if (info === null) {
+    forgetSession()
+    return false
+  }
+  session = token
+  if (info.authorization) showAuthorized(token, info.authorization)
+  else showNeedPurchase({ sessionToken: token })
+  return true
 }
 
 function forgetSession() {
@@ -304,14 +362,11 @@ async function signOut() {
   const button = $('sign-out')
   button.disabled = true
   try {
-    if (token) {
-      const res = await api('/auth/logout', { method: 'POST', token })
-      // 401: the server had already ended it (expired, or signed out elsewhere): signed out all the same.
-      if (res.status !== 204 && res.status !== 401) return setStatus(res.body?.detail || `Sign-out failed (${res.status}).`, 'error')
-    }
+    // A session the server had already ended (expired, or signed out elsewhere) is signed out all the same.
+    if (token) await client.logout(token)
     startOver()
-  } catch {
-    setStatus('Cannot reach the server: still signed in.', 'error')
+  } catch (error) {
+    setStatus(error?.code === 'network' ? 'Cannot reach the server: still signed in.' : error?.detail || `Sign-out failed (${error?.status ?? error}).`, 'error')
   } finally {
     button.disabled = false
   }

@@ -18,6 +18,7 @@ import { openStore } from './open-store'
 import { startPurgeTimer } from './purge-timer'
 import { startReconcileTimer } from './reconcile-timer'
 import { startPaySide } from './pay-wiring'
+import { clientBundle } from './client-bundle'
 import { demoPay, demoQr, demoScan, type DemoContext, type DemoResponse } from './demo'
 
 type Emulator = WechatEmulator
@@ -56,7 +57,10 @@ export interface Wiring {
   close(): Promise<void>
 }
 
-/** Path of the demo page's files (`index.html`, `app.js`, `lib.js`, `wait.js`, `pay.js`, `style.css`), served by both examples. */
+/**
+ * Path of the demo page's files (`index.html`, `app.js`, `lib.js`, `pay.js`, `style.css`), served by both
+ * examples. The page's `/client.js` is not among them: it is `@scanauth/client` bundled (`client-bundle.ts`).
+ */
 export const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url))
 
 const PUBLIC_FILES: Record<string, [file: string, type: string]> = {
@@ -64,14 +68,21 @@ const PUBLIC_FILES: Record<string, [file: string, type: string]> = {
   '/index.html': ['index.html', 'text/html; charset=utf-8'],
   '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
   '/lib.js': ['lib.js', 'text/javascript; charset=utf-8'],
-  '/wait.js': ['wait.js', 'text/javascript; charset=utf-8'],
   '/pay.js': ['pay.js', 'text/javascript; charset=utf-8'],
   '/style.css': ['style.css', 'text/css; charset=utf-8'],
   '/favicon.svg': ['favicon.svg', 'image/svg+xml'],
 }
 
-/** One of the demo page's files by URL path, or undefined (for servers without a static-file middleware). */
+/** The URL path of `@scanauth/client` bundled for the page. */
+export const CLIENT_SCRIPT_PATH = '/client.js'
+
+/**
+ * One of the demo page's files by URL path, or undefined (for servers without a static-file
+ * middleware); {@link CLIENT_SCRIPT_PATH} is the client's bundle, which servers with a static-file
+ * middleware must route here too.
+ */
 export async function publicFile(path: string): Promise<{ body: Buffer; type: string } | undefined> {
+  if (path === CLIENT_SCRIPT_PATH) return { body: Buffer.from(await clientBundle()), type: 'text/javascript; charset=utf-8' }
   const entry = PUBLIC_FILES[path]
   if (entry === undefined) return undefined
   return { body: await readFile(resolve(PUBLIC_DIR, entry[0])), type: entry[1] }

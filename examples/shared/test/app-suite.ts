@@ -118,12 +118,18 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
       const page = await fetch(`${url}/`)
       expect(page.headers.get('content-type')).toMatch(/^text\/html/)
       expect(await page.text()).toContain('Sign in with WeChat')
-      for (const [path, type] of [['/app.js', /javascript/], ['/lib.js', /javascript/], ['/wait.js', /javascript/], ['/pay.js', /javascript/], ['/style.css', /^text\/css/], ['/favicon.svg', /^image\/svg/]] as const) {
+      for (const [path, type] of [['/app.js', /javascript/], ['/lib.js', /javascript/], ['/pay.js', /javascript/], ['/client.js', /javascript/], ['/style.css', /^text\/css/], ['/favicon.svg', /^image\/svg/]] as const) {
         const res = await fetch(`${url}${path}`)
         expect(res.status).toBe(200)
         expect(res.headers.get('content-type')).toMatch(type)
         await res.arrayBuffer()
       }
+      // The page's client is @scanauth/client bundled: one ES module, nothing left to resolve.
+      const client = await (await fetch(`${url}/client.js`)).text()
+      expect(client).toMatch(/^\/\/ @scanauth\/client for the scanauth demo page/)
+      expect(client).toMatch(/export \{[^}]*\bcreateScanAuthClient\b[^}]*\}/)
+      expect(client).not.toMatch(/^\s*import\s/m)
+      expect((await fetch(`${url}/wait.js`)).status).toBe(404) // the page's own waiting is gone
       expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, pay_emulator: true })
 
       const { body } = await postJson(`${url}/auth/create_scene`, { device_id: 'page-device' })
