@@ -12,13 +12,19 @@
  * - `koa`: a Koa 3 app with `scanAuthMiddleware(auth, { basePath: '/auth' })`;
  *   `koa-bare`: a Koa 3 app whose one middleware answers `GET /bare/status` and `GET /bare/authorized` the same way.
  *
- * It makes a pending scene and an authorized one (scanned once: a new user with the free trial, so
- * its poll reads the scene, the user and the latest session, and answers `authorized`).
+ * - and, on Express only, a route of the app's own, `GET /api/report` answering {@link REPORT_BODY}
+ *   with `res.json`: behind `requireAuthorization({ auth })` on the `express` app (after the
+ *   `/auth` mount, as an app has it), and the same handler unguarded on `express-bare` (issue 19).
+ *
+ * It makes a pending scene and an authorized one (scanned once: a new user with the free trial, a
+ * time authorization, so its poll reads the scene, the user and the latest session, and answers
+ * `authorized`); that scan's session token is the one the guarded route is called with.
  *
  * One framework per process, as in an application: with both in one process, core's handler would
  * see two frameworks' request objects and its inline caches would turn polymorphic, a cost no real
  * deployment pays. Both bare routes read the `scene` query parameter, as any status route must.
- * Messages: the parent sends `{ type: 'cpu' }` (answered with `process.cpuUsage()`) and
+ * Messages: the parent sends `{ type: 'cpu' }` (answered with `process.cpuUsage()` and the store's
+ * round trips so far, {@link ServerCpu}) and
  * `{ type: 'close' }`.
  *
  * @module
@@ -29,7 +35,7 @@ import type { AddressInfo } from 'node:net'
 import express from 'express'
 import Koa from 'koa'
 import { createScanAuth } from '@scanauth/core'
-import { scanAuthRouter } from '@scanauth/express'
+import { requireAuthorization, scanAuthRouter } from '@scanauth/express'
 import { scanAuthMiddleware } from '@scanauth/koa'
 import { constantQr, openBenchStore, type StoreKind } from './stores'
 import { NO_RATE_LIMITS } from './lib'
@@ -46,6 +52,19 @@ export interface ServerReady {
   scene: string
   /** An authorized scene. */
   authorizedScene: string
+  /** The live session of the authorized scene's user (a time authorization: the free trial), for the guarded route. */
+  sessionToken: string
+}
+
+/** The answer of the app's own route `GET /api/report`, guarded or not: the same JSON on both sides. */
+export const REPORT_BODY = { report: 'daily', items: [{ id: 1, name: 'alpha', count: 3 }, { id: 2, name: 'beta', count: 5 }] }
+
+/** The CPU and round trips this process reports when asked `{ type: 'cpu' }`. */
+export interface ServerCpu {
+  type: 'cpu'
+  usage: NodeJS.CpuUsage
+  /** The store's round trips so far (Redis commands, PostgreSQL statements); absent on the stores in process. */
+  roundTrips?: number
 }
 
 async function main(): Promise<void> {
@@ -67,6 +86,7 @@ async function main(): Promise<void> {
   await auth.handleScan({ sceneStr: authorizedScene, openid: 'bench-http-user' })
   const authorized = await auth.getStatus(authorizedScene)
   if (authorized.status !== 'authorized') throw new Error(`bench/http-server.ts: the scanned scene is ${authorized.status}`)
+  if (authorized.authorization.type !== 'time') throw new Error(`bench/http-server.ts: the trial is a ${authorized.authorization.type} authorization`)
   // The wire body of that poll (docs/behaviour.md B-wire-1), for the bare routes to answer.
   const a = authorized.authorization
   const authorizedBody = {
@@ -79,7 +99,12 @@ async function main(): Promise<void> {
     if (framework === 'express') {
       const app = express()
       app.use('/auth', scanAuthRouter(auth))
+      // A route of the app itself, as an app adopting the guards writes it (issue 19); the bare app
+      // serves the same handler at the same path without the guard.
+      const report: express.RequestHandler = (_req, res) => void res.json(REPORT_BODY)
+      app.get('/api/report', requireAuthorization({ auth }), report)
       const bare = express()
+      bare.get('/api/report', report)
       bare.get('/bare/status', (req, res) => {
         if (typeof req.query.scene !== 'string') return void res.status(400).json({ detail: 'scene is required' })
         res.json({ status: 'pending' })
@@ -121,7 +146,7 @@ async function main(): Promise<void> {
     void opened.close().finally(() => process.disconnect?.())
   }
   process.on('message', (message: { type?: string }) => {
-    if (message.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage() })
+    if (message.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage(), roundTrips: opened.roundTrips?.() } satisfies ServerCpu)
     if (message.type === 'close') close()
   })
   // The parent went away without saying so: do not outlive it.
@@ -129,7 +154,7 @@ async function main(): Promise<void> {
     for (const server of servers) server.closeAllConnections()
     void opened.close().finally(() => process.exit(0))
   })
-  process.send({ type: 'ready', ports, scene: sceneStr, authorizedScene } satisfies ServerReady)
+  process.send({ type: 'ready', ports, scene: sceneStr, authorizedScene, sessionToken: authorized.sessionToken } satisfies ServerReady)
 }
 
 await main()

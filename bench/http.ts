@@ -4,7 +4,12 @@
  * same framework that answers the same JSON body, under load from autocannon on 127.0.0.1. On a
  * MemoryStore: the pending poll through Express and Koa, the authorized poll through Express; on
  * the SQLite, the Redis and the PostgreSQL store (`bench/stores.ts`), both polls through Express:
- * what users run.
+ * what users run. And on those three stores the guard (issue 19), which runs on every request of an
+ * app that adopts it: the app's own route `GET /api/report` behind `requireAuthorization()` of
+ * `@scanauth/express`, called with a live session's `Authorization: Bearer` (a time authorization, the
+ * free trial), against the same route and handler unguarded, sent the same header (target ≥ 0.7). On
+ * Redis and PostgreSQL the server process also counts the store's round trips per response, as the
+ * store sections count them (commands on the client, statements on the pool).
  *
  *   npx tsx --conditions=@scanauth/source bench/http.ts
  *   BENCH_QUICK=1 npx tsx --conditions=@scanauth/source bench/http.ts    # short slices: a check that it works
@@ -28,7 +33,7 @@ import autocannon from 'autocannon'
 import type { ChildProcess } from 'node:child_process'
 import { pathToFileURL } from 'node:url'
 import { ask, startChild, stopChild } from './child'
-import type { HttpFramework, ServerReady } from './http-server'
+import type { HttpFramework, ServerCpu, ServerReady } from './http-server'
 import { markdownTable, QUICK, row, summarize, type BenchRow, type Measurement } from './lib'
 import { STORE_LABEL, type StoreKind } from './stores'
 
@@ -41,8 +46,8 @@ import { STORE_LABEL, type StoreKind } from './stores'
 export interface HttpBenchRow extends BenchRow {
   /** The store behind the middleware. */
   backend: StoreKind
-  /** Which poll: of a pending scene, or of an authorized one. */
-  poll: PollKind
+  /** Which request: a poll of a pending scene or of an authorized one, or the app's own guarded route. */
+  poll: RequestKind
   /** `opsPerSec / baseline.opsPerSec` over all slices (the plain ratio of the table's req/s). */
   totalsRatio: number
   /**
@@ -58,19 +63,36 @@ export interface HttpBenchRow extends BenchRow {
   clientCpuPercent: number
   /** Responses that were not 2xx, or errors, on either side (should be 0). */
   failures: number
+  /**
+   * Store round trips per response, counted in the server process as the store sections count them
+   * (Redis commands on the client, PostgreSQL statements on the pool); on Redis and PostgreSQL only.
+   */
+  roundTripsPerOp?: number
+  /** The same for the baseline (0: the bare route reads no store). */
+  baselineRoundTripsPerOp?: number
 }
 
 /** The two polls a device makes: while it waits, and once the scene is authorized. */
 export type PollKind = 'pending' | 'authorized'
+
+/**
+ * What a row requests: one of the polls, or `guarded`: the app's own route `GET /api/report` behind
+ * `requireAuthorization()` with a live session's `Authorization: Bearer`, against the same route
+ * unguarded (issue 19).
+ */
+export type RequestKind = PollKind | 'guarded'
 
 /** What is measured: one poll through one framework on one store, and the goal when there is one. */
 interface HttpTarget {
   framework: HttpFramework
   label: string
   store: StoreKind
-  poll: PollKind
+  poll: RequestKind
   target?: number
 }
+
+/** Issue 19: a route behind `requireAuthorization()` at least 0.7 of the same route unguarded. */
+export const GUARD_TARGET = 0.7
 
 /** Every row, grouped by server process (framework and store) in this order. */
 const TARGETS: HttpTarget[] = [
@@ -80,14 +102,21 @@ const TARGETS: HttpTarget[] = [
   { framework: 'koa', label: 'Koa 3', store: 'memory', poll: 'pending', target: 0.85 },
   { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'pending' },
   { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'authorized' },
+  { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'guarded', target: GUARD_TARGET },
   { framework: 'express', label: 'Express 5', store: 'redis', poll: 'pending' },
   { framework: 'express', label: 'Express 5', store: 'redis', poll: 'authorized' },
+  { framework: 'express', label: 'Express 5', store: 'redis', poll: 'guarded', target: GUARD_TARGET },
   { framework: 'express', label: 'Express 5', store: 'postgres', poll: 'pending' },
   { framework: 'express', label: 'Express 5', store: 'postgres', poll: 'authorized' },
+  { framework: 'express', label: 'Express 5', store: 'postgres', poll: 'guarded', target: GUARD_TARGET },
 ]
 
+/** The name of a guarded row's operation, before its store: `why.ts` keys its note on it. */
+export const GUARDED_OPERATION = 'route behind requireAuthorization()'
+
 /** The operation's name in the tables, e.g. `authorized poll, MemoryStore`. */
-export const operationName = (poll: PollKind, store: StoreKind) => `${poll} poll, ${STORE_LABEL[store]}`
+export const operationName = (poll: RequestKind, store: StoreKind) =>
+  poll === 'guarded' ? `${GUARDED_OPERATION}, ${STORE_LABEL[store]}` : `${poll} poll, ${STORE_LABEL[store]}`
 
 /** Options of {@link benchHttp}. */
 export interface BenchHttpOptions {
@@ -112,6 +141,9 @@ interface Side {
   sliceRps: number[]
   /** Per measured slice: server CPU µs per response. */
   sliceCpuPerResponse: number[]
+  /** Responses (any status) and the store round trips the server sent meanwhile. */
+  responses: number
+  roundTrips: number
 }
 
 const median = (xs: number[]) => {
@@ -126,21 +158,21 @@ async function startServers(framework: HttpFramework, store: StoreKind): Promise
   return { child, ready }
 }
 
-/** The child's CPU time so far, in microseconds. */
-async function serverCpu(child: ChildProcess): Promise<number> {
-  const { usage } = await ask<{ type: 'cpu'; usage: NodeJS.CpuUsage }>(child, { type: 'cpu' }, 'cpu')
-  return usage.user + usage.system
+/** The child's CPU time so far, in microseconds, and its store's round trips so far (0 in process). */
+async function serverCpu(child: ChildProcess): Promise<{ cpuUs: number; roundTrips: number }> {
+  const { usage, roundTrips } = await ask<ServerCpu>(child, { type: 'cpu' }, 'cpu')
+  return { cpuUs: usage.user + usage.system, roundTrips: roundTrips ?? 0 }
 }
 
-/** One slice of load on `url`; its figures are added to `side` when `side` is given. */
-async function slice(url: string, child: ChildProcess, connections: number, seconds: number, side?: Side): Promise<void> {
+/** One slice of load on `url` (with `headers` on every request); its figures are added to `side` when `side` is given. */
+async function slice(url: string, headers: Record<string, string>, child: ChildProcess, connections: number, seconds: number, side?: Side): Promise<void> {
   const samples: number[] = []
   let failures = 0
-  const cpuBefore = await serverCpu(child)
+  const before = await serverCpu(child)
   const clientBefore = process.cpuUsage()
   const began = performance.now()
   // Bounded in time and in requests (far above what one core serves in a slice).
-  const instance = autocannon({ url, connections, pipelining: 1, duration: seconds, maxOverallRequests: 200_000 * seconds, timeout: 10 })
+  const instance = autocannon({ url, headers, connections, pipelining: 1, duration: seconds, maxOverallRequests: 200_000 * seconds, timeout: 10 })
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
     if (statusCode >= 200 && statusCode < 300) samples.push(responseTimeMs * 1000)
     else failures++
@@ -148,8 +180,12 @@ async function slice(url: string, child: ChildProcess, connections: number, seco
   const result = await instance
   const wallMs = performance.now() - began
   const client = process.cpuUsage(clientBefore)
-  const cpuAfter = await serverCpu(child)
+  const after = await serverCpu(child)
+  const cpuBefore = before.cpuUs
+  const cpuAfter = after.cpuUs
   if (side) {
+    side.responses += samples.length + failures
+    side.roundTrips += after.roundTrips - before.roundTrips
     side.samplesUs.push(...samples)
     side.wallMs += wallMs
     side.serverCpuUs += cpuAfter - cpuBefore
@@ -166,7 +202,7 @@ function figures(side: Side): Measurement {
 }
 
 /**
- * Runs the HTTP benchmark (about 3 minutes with the defaults: some 18 s per row) and returns one
+ * Runs the HTTP benchmark (about 4 minutes with the defaults: some 18 s per row) and returns one
  * row per target. Each server process is stopped whatever happens.
  */
 export async function benchHttp(options: BenchHttpOptions = {}): Promise<HttpBenchRow[]> {
@@ -195,20 +231,38 @@ async function measureTarget(
   { connections, slices, sliceSeconds }: { connections: number; slices: number; sliceSeconds: number },
 ): Promise<HttpBenchRow> {
   const scene = target.poll === 'pending' ? ready.scene : ready.authorizedScene
-  const urls = [
-    `http://127.0.0.1:${ready.ports.scanauth}/auth/status?scene=${scene}`,
-    `http://127.0.0.1:${ready.ports.bare}/bare/${target.poll === 'pending' ? 'status' : 'authorized'}?scene=${scene}`,
-  ]
-  const sides: Side[] = urls.map(() => ({ samplesUs: [], wallMs: 0, serverCpuUs: 0, clientCpuUs: 0, failures: 0, sliceRps: [], sliceCpuPerResponse: [] }))
-  for (const url of urls) await slice(url, child, connections, sliceSeconds)
+  const guarded = target.poll === 'guarded'
+  // The guarded route and its unguarded twin get the same request, the session's Bearer included.
+  const headers: Record<string, string> = guarded ? { authorization: `Bearer ${ready.sessionToken}` } : {}
+  const urls = guarded
+    ? [`http://127.0.0.1:${ready.ports.scanauth}/api/report`, `http://127.0.0.1:${ready.ports.bare}/api/report`]
+    : [
+        `http://127.0.0.1:${ready.ports.scanauth}/auth/status?scene=${scene}`,
+        `http://127.0.0.1:${ready.ports.bare}/bare/${target.poll === 'pending' ? 'status' : 'authorized'}?scene=${scene}`,
+      ]
+  const sides: Side[] = urls.map(() => ({
+    samplesUs: [],
+    wallMs: 0,
+    serverCpuUs: 0,
+    clientCpuUs: 0,
+    failures: 0,
+    sliceRps: [],
+    sliceCpuPerResponse: [],
+    responses: 0,
+    roundTrips: 0,
+  }))
+  for (const url of urls) await slice(url, headers, child, connections, sliceSeconds)
   for (let i = 0; i < slices; i++) {
     // Alternate which side goes first, so a trend in background load does not favour one.
     const order = i % 2 === 0 ? [0, 1] : [1, 0]
-    for (const k of order) await slice(urls[k] as string, child, connections, sliceSeconds, sides[k])
+    for (const k of order) await slice(urls[k] as string, headers, child, connections, sliceSeconds, sides[k])
   }
   const [ours, bare] = sides as [Side, Side]
   const cpu = (side: Side) => (side.serverCpuUs / 1000 / side.wallMs) * 100
-  const plain = row(target.framework, operationName(target.poll, target.store), figures(ours), { name: `bare ${target.label} route`, ...figures(bare) }, target.target)
+  const baselineName = guarded ? `the same ${target.label} route, unguarded` : `bare ${target.label} route`
+  const plain = row(target.framework, operationName(target.poll, target.store), figures(ours), { name: baselineName, ...figures(bare) }, target.target)
+  const counted = target.store === 'redis' || target.store === 'postgres'
+  const perResponse = (side: Side) => side.roundTrips / Math.max(1, side.responses)
   return {
     ...plain,
     backend: target.store,
@@ -220,6 +274,7 @@ async function measureTarget(
     baselineServerCpuPercent: cpu(bare),
     clientCpuPercent: (ours.clientCpuUs / 1000 / ours.wallMs) * 100,
     failures: ours.failures + bare.failures,
+    ...(counted ? { roundTripsPerOp: perResponse(ours), baselineRoundTripsPerOp: perResponse(bare) } : {}),
   }
 }
 
@@ -232,10 +287,11 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const rows = await benchHttp(stores === undefined ? {} : { stores })
   console.log(markdownTable(rows))
   for (const r of rows) {
+    const trips = r.roundTripsPerOp === undefined ? '' : `, store round trips per request ${r.roundTripsPerOp.toFixed(2)} (bare ${r.baselineRoundTripsPerOp?.toFixed(2)})`
     console.log(
-      `${r.store}: ratio of totals ${r.totalsRatio.toFixed(2)}, CPU-per-request ratio ${r.cpuRatio.toFixed(2)}, ` +
+      `${r.store} ${r.operation}: ratio of totals ${r.totalsRatio.toFixed(2)}, CPU-per-request ratio ${r.cpuRatio.toFixed(2)}, ` +
         `server CPU ${r.serverCpuPercent.toFixed(0)}% (bare ${r.baselineServerCpuPercent.toFixed(0)}%), ` +
-        `autocannon CPU ${r.clientCpuPercent.toFixed(0)}%, failures ${r.failures}`,
+        `autocannon CPU ${r.clientCpuPercent.toFixed(0)}%, failures ${r.failures}${trips}`,
     )
   }
   console.log(`\n(${((performance.now() - began) / 1000).toFixed(1)} s, Node ${process.version})`)

@@ -7,8 +7,9 @@
  */
 
 /**
- * `BENCH_QUICK=1`: the sections that know it (push, http) run short — fewer samples, connections and
- * slices — to check that they work; the figures are not of record, and docs/benchmarks.md is left alone.
+ * `BENCH_QUICK=1`: the sections that know it (push, http, and the payment notification rows of the
+ * store sections) run short — fewer samples, connections, orders and slices — to check that they
+ * work; the figures are not of record, and docs/benchmarks.md is left alone.
  */
 export const QUICK = process.env.BENCH_QUICK === '1'
 

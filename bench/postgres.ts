@@ -26,6 +26,11 @@
  *
  * Targets (issue #14): pending poll ≥ 0.8 of the raw point select; scan ≥ 0.5 of the raw
  * read-and-update transaction (the scan of a known user, as in the SQLite and Redis sections).
+ * Issue 18: a payment notification handled (`bench/payments.ts`) ≥ 0.5 of a bare RSA-2048 verify +
+ * AES-256-GCM decrypt of the same bytes, and ≥ 0.5 of the same cryptography plus one raw write
+ * transaction of a granted payment on the same pool (`BEGIN`; `SELECT` of the order `FOR UPDATE`;
+ * `INSERT` ×3; `UPDATE` of the order; `COMMIT`: `bench/payments-baselines.ts`); rounds of 150 ms,
+ * so that the orders seeded last them.
  *
  * @module
  */
@@ -34,6 +39,8 @@ import type { ScanAuth } from '@scanauth/core'
 import { PostgresStore } from '@scanauth/postgres'
 import { measureConcurrentPair, roundTripTable, type ConcurrentWork, type RoundTripRow } from './concurrent'
 import { markdownTable, row, type BenchRow } from './lib'
+import { concurrentNotificationRows } from './payments'
+import { postgresPaymentWrites } from './payments-baselines'
 import { rawBaselines } from './postgres-baselines'
 import { countingPool, DEFAULT_POOL_SIZE, dropSchema, freshBenchSchema, describeServer } from './postgres-pool'
 import { benchQueueLength } from './queue-length'
@@ -141,6 +148,16 @@ export async function benchPostgres(): Promise<PostgresBenchRow[]> {
       { run: (i) => store.incrementCounter(`rl:bench:${i % COUNTER_KEYS}`, clock.now() + 60_000, clock.now()) },
       'raw upsert (INSERT … ON CONFLICT DO UPDATE SET count = count + 1 RETURNING count)',
       { run: (i) => raw.upsertCounter(`rl:bench:${i % COUNTER_KEYS}`) },
+    )
+    rows.push(
+      ...(await concurrentNotificationRows('postgres', store, (count) => postgresPaymentWrites(pool, schema, count, clock.now()), {
+        concurrency: CONCURRENCY,
+        roundTrips: statements,
+        orders: 1700,
+        rawOrders: 8000,
+        rounds: 10,
+        roundMs: 150,
+      })),
     )
     rows.push(...(await benchQueueLength('postgres', store)))
     return rows

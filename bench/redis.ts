@@ -23,6 +23,13 @@
  * count, compare the stored expiry with `now`, restart or KEEPTTL) against a raw INCR, over the same
  * 1,000 keys in turn, one round trip each. The service runs with its rate limits off, so the other
  * rows measure what they measured before; the counter row is their cost per limit.
+ *
+ * Rows "payment notification handled" (issue 18): `createWechatPayNotificationHandler` on this store
+ * against a bare RSA-2048 verify + AES-256-GCM decrypt of the same bytes (`bench/payments.ts`), and
+ * against the same cryptography plus the raw writes of a granted payment on the same client (`HGETALL`
+ * of the order, one `EVALSHA` writing authorization, ledger entry, idempotency key and order:
+ * `bench/payments-baselines.ts`), 32 in flight; rounds of 100 ms, so that the orders seeded
+ * beforehand (one per notification) last them.
  */
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
@@ -31,6 +38,8 @@ import { type NewAuthorization, type NewLedgerEntry, type ScanAuth, type Store }
 import { RedisStore } from '@scanauth/redis'
 import { measureConcurrentPair, roundTripTable, type ConcurrentWork, type RoundTripRow } from './concurrent'
 import { markdownTable, measurePair as measureAlternating, row } from './lib'
+import { concurrentNotificationRows } from './payments'
+import { redisPaymentWrites } from './payments-baselines'
 import { benchService, seedSteadyState } from './seed'
 
 /** Users with an authorized scene, a session and a large points authorization. */
@@ -174,6 +183,16 @@ export async function benchRedis(options: { memory?: (m: PendingSceneMemory) => 
       { run: (i) => store.incrementCounter(`rl:bench:${i % COUNTER_KEYS}`, clock.now() + 60_000, clock.now()) },
       'raw INCR',
       { run: (i) => client.incr(`${prefix}raw-counter:${i % COUNTER_KEYS}`) },
+    )
+    rows.push(
+      ...(await concurrentNotificationRows('redis', store, (count) => redisPaymentWrites(client, prefix, count, clock.now()), {
+        concurrency: CONCURRENCY,
+        roundTrips: commands,
+        orders: 3000,
+        rawOrders: 20_000,
+        rounds: 8,
+        roundMs: 100,
+      })),
     )
     rows.push(...(await queueRows(auth, store, commands, clock.now)))
     return rows

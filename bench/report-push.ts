@@ -5,9 +5,11 @@
  * @module
  */
 import type { PushResults } from './push'
+import { CLIENT_SETTING, clientRequestsTable, RAW_STREAM_SETTING } from './push-client'
 import { connectionsTable } from './push-connections'
 import { latencyTable } from './push-latency'
 import { perLogin, requestsTable } from './push-requests'
+import { PAY_SETTING } from './push-pay'
 import { STORE_LABEL } from './stores'
 
 const n = (x: number, digits = 0) => x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -63,6 +65,15 @@ export function pushGoals(push: PushResults | undefined): Goal[] {
       })
     }
   }
+  const logins = push.client.requests.client
+  goals.push({
+    backend: 'Express, SqliteStore',
+    operation: 'requests per login with `@scanauth/client` (event stream), most over the logins',
+    baseline: `raw event stream: ${n(push.client.requests.raw.mean, 1)}`,
+    figure: `${logins.max}`,
+    target: `≤ ${push.client.maxRequests}`,
+    met: logins.max <= push.client.maxRequests,
+  })
   return goals
 }
 
@@ -71,6 +82,9 @@ export function pushSection(push: PushResults): string[] {
   const { latency, connections: c, requests } = push
   const row = (store: string, setting: string) => latency.find((r) => r.store === store && r.setting === setting)
   const sqliteApart = row('sqlite', 'two processes')
+  const paid = latency.filter((r) => r.setting === PAY_SETTING)
+  const viaRaw = push.client.latency.find((r) => r.setting === RAW_STREAM_SETTING)
+  const viaClient = push.client.latency.find((r) => r.setting === CLIENT_SETTING)
   const ours = c.scanauth
   const lines = [
     '',
@@ -97,7 +111,37 @@ export function pushSection(push: PushResults): string[] {
     'the store\'s subscription open throughout, as other waiting devices would. Samples are sequential,',
     'one scan at a time.',
     '',
-    latencyTable(latency),
+    '**Pay code paid** (issue 18, `bench/push-pay.ts`): the device of a `need_purchase` scene with an open',
+    'order waits on its event stream (B-order-7), and the payer pays. The app is an Express 5 app on',
+    '127.0.0.1 with `scanAuthRouter` at `/auth` and `wechatPayNotifyMiddleware` at `/wechatpay/notify`,',
+    'selling through `createWechatPayProvider`, on SQLite (a file in a temporary folder) or Redis. The',
+    'WeChat Pay emulator (`startWechatPayEmulator`) and the device run in a child process',
+    '(`bench/push-pay-world.ts`), which takes both stamps: just before `pay()`, and when the chunk carrying',
+    'the `authorized` event reaches the device\'s socket. In between, the emulator seals and signs the',
+    'notification and POSTs it; the middleware reads the raw body; the handler verifies it, decrypts it and',
+    'calls `auth.applyPayment` (the grant\'s commit writes the scene, then the order is written); the store',
+    'tells the stream\'s wait, which reads the status and writes the event. Before each sample, untimed: the',
+    'sample\'s user, whose free trial ended days ago, scans a new scene and buys through it (the order opened',
+    'at the emulator over HTTP), and the device opens the stream (first event `need_purchase`) and waits',
+    'a few milliseconds. Samples are sequential, after warm-ups; the issue sets no goal for them.',
+    '',
+    '**The device client** (issue 19, `bench/push-client.ts`): a login with `@scanauth/client` against the',
+    'same login read by hand on the raw event stream, in one run. The app is an Express 5 app on 127.0.0.1',
+    'with `scanAuthRouter` at `/auth` and the WeChat callback (`createWechatCallback`,',
+    '`wechatCallbackMiddleware`) at `/wechat/callback`, on a `SqliteStore` (a file in a temporary folder),',
+    'its QR codes made by the WeChat emulator through `createWechatQrProvider`. The emulator',
+    '(`startWechatEmulator`, plain mode) and the device run in a child process',
+    '(`bench/push-client-world.ts`), which takes both stamps: just before the emulator\'s `scan()` (a signed',
+    'scan event POSTed to the callback, which calls `handleScan`: a commit with its fsync), and when the',
+    'device has its answer. The **raw** device is the least a device can do: `fetch` of `POST create_scene`,',
+    'then of `GET events`, the body read chunk by chunk, stamped when the chunk carrying `authorized`',
+    'arrives. The **client** is `createScanAuthClient({ baseUrl }).signIn({ deviceId, onCode, onStatus })`',
+    'with its default transport (`auto`: the event stream first), stamped when `signIn` resolves. Before',
+    'each scan the device\'s stream is open, its first event (`pending`) has arrived, and a few milliseconds',
+    'plus a random part have passed. Samples alternate between the two devices, each a new user (the free',
+    'trial: `authorized`); the issue sets no goal for the latency.',
+    '',
+    latencyTable([...latency, ...push.client.latency]),
     '',
     '- **MemoryStore** tells its listeners in process, a microtask after the commit.',
     '- **SqliteStore, one instance**: the store tells its own listeners once the commit returns; the time is',
@@ -107,6 +151,21 @@ export function pushSection(push: PushResults): string[] {
     '- **PostgresStore**: after the commit the store sends `pg_notify` in a statement of its own (batched,',
     '  committed asynchronously), and the `LISTEN`ing client of each waiting process receives it.',
     `- **SqliteStore, two processes**: the waiting process learns of another process's commits by asking \`PRAGMA data_version\` every \`changePollMs\` (25 ms by default, see docs/sqlite.md), so the notification waits up to that long, about half of it on average${sqliteApart ? ` (here p50 ${n(sqliteApart.p50Ms, 1)} ms, p99 ${n(sqliteApart.p99Ms, 1)} ms)` : ''}; the issue sets no goal for it. A smaller \`changePollMs\` shortens it for a little more idle CPU.`,
+    ...(viaRaw && viaClient
+      ? [
+          `- **The device client** (p99 ${n(viaClient.p99Ms, 1)} ms, against ${n(viaRaw.p99Ms, 1)} ms on the raw stream; p50 ${n(viaClient.p50Ms, 1)} ms against ${n(viaRaw.p50Ms, 1)} ms): ` +
+            'both rows hold the emulator\'s signed push, the callback\'s checks, the scan\'s commit with its fsync, the stream\'s wait and ' +
+            'the event over the socket; what the client adds is its own reading of the stream (its SSE parser, the status checked and ' +
+            'turned into the typed result) and the settling of `signIn`\'s promise.',
+        ]
+      : []),
+    ...paid.map(
+      (r) =>
+        `- **${STORE_LABEL[r.store]}, pay code paid** (p50 ${n(r.p50Ms, 1)} ms, p99 ${n(r.p99Ms, 1)} ms): what a scan row measures (a commit, here the ` +
+        `grant's${r.store === 'sqlite' ? ' with its fsync' : ''}, its notification, the wait's reads) and what lies outside it: the emulator sealing, signing ` +
+        '(RSA-2048) and POSTing the notification, the middleware reading it, the handler verifying and decrypting it, the order ' +
+        'write that follows the grant in the same process, and the event\'s way to the device over its socket.',
+    ),
     '',
     `### ${n(c.connections)} waiting event streams in one process (\`bench/push-connections.ts\`)`,
     '',
@@ -153,6 +212,13 @@ export function pushSection(push: PushResults): string[] {
     'devices scanned at once, checks the arithmetic against the requests the server counted.',
     '',
     requestsTable(requests),
+    '',
+    '**With the device client** (issue 19, the run of `bench/push-client.ts` described above): a middleware',
+    'in front of `scanAuthRouter` counts every request under `/auth` during each login, the `create_scene`',
+    'included. The raw device makes two (`create_scene`, `events`); `@scanauth/client` over the event stream',
+    `must make at most ${push.client.maxRequests} (the goal counts the most over the logins).`,
+    '',
+    clientRequestsTable(push.client),
   )
   return lines
 }

@@ -20,8 +20,9 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
+import { roundTripTable, type RoundTripRow } from './concurrent'
 import { benchHttp } from './http'
-import { markdownTable, QUICK } from './lib'
+import { markdownTable, QUICK, type BenchRow } from './lib'
 import { benchMemory } from './memory'
 import { benchPostgres } from './postgres'
 import { describeServer } from './postgres-pool'
@@ -80,6 +81,10 @@ async function environment(): Promise<Omit<Environment, 'loadAfter' | 'seconds' 
   }
 }
 
+/** A network store's (or the HTTP section's) table and, below it, the round trips of the rows that counted them. */
+const withRoundTrips = (rows: Array<BenchRow & { roundTripsPerOp?: number }>) =>
+  `${markdownTable(rows)}\n\n${roundTripTable(rows.filter((r): r is RoundTripRow => r.roundTripsPerOp !== undefined))}`
+
 const began = performance.now()
 const env = await environment()
 const sectionSeconds: Record<string, number> = {}
@@ -102,10 +107,10 @@ results.redis =
   (await section(
     'redis',
     () => benchRedis({ memory: (m) => (results.redisMemory = m) }),
-    markdownTable,
+    withRoundTrips,
   )) ?? []
-results.postgres = (await section('postgres', () => benchPostgres(), markdownTable)) ?? []
-results.http = (await section('http', () => benchHttp(), markdownTable)) ?? []
+results.postgres = (await section('postgres', () => benchPostgres(), withRoundTrips)) ?? []
+results.http = (await section('http', () => benchHttp(), withRoundTrips)) ?? []
 results.scaling = (await section('scaling', () => benchScaling(), scalingTable)) ?? []
 const push = await section('push', () => benchPush(), pushTables)
 if (push !== undefined) results.push = push

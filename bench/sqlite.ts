@@ -22,6 +22,11 @@
  * 1,000 keys in turn. The service runs with its rate limits off, so the other rows measure what
  * they measured before (and a bench that creates thousands of scenes a second is not refused);
  * the counter row is their cost per limit.
+ *
+ * Rows "payment notification handled" (issue 18): `createWechatPayNotificationHandler` on this store
+ * against a bare RSA-2048 verify + AES-256-GCM decrypt of the same bytes (`bench/payments.ts`), and
+ * against the same cryptography plus one raw `BEGIN IMMEDIATE` transaction on the baselines'
+ * connection writing what a granted payment must (`bench/payments-baselines.ts`).
  */
 import Database from 'better-sqlite3'
 import { randomBytes } from 'node:crypto'
@@ -31,6 +36,8 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { SqliteStore } from '@scanauth/sqlite'
 import { markdownTable, measurePair, row, type BenchRow, type MeasureOptions } from './lib'
+import { notificationRows } from './payments'
+import { sqlitePaymentWrites } from './payments-baselines'
 import { benchQueueLength } from './queue-length'
 import { benchService, seedSteadyState } from './seed'
 
@@ -198,6 +205,7 @@ export async function benchSqlite(options: BenchSqliteOptions = {}): Promise<Ben
       'raw upsert (INSERT … ON CONFLICT DO UPDATE SET count = count + 1 RETURNING count)',
       { run: (_, i) => rawUpsert.get(`rl:bench:${i % COUNTER_KEYS}`) },
     )
+    rows.push(...(await notificationRows('sqlite', store, (count) => sqlitePaymentWrites(raw, count, now, randomBytes(3).toString('hex')))))
     rows.push(...(await benchQueueLength('sqlite', store, measureOptions)))
     return rows
   } finally {

@@ -3,7 +3,8 @@
  * `MemoryStore`; a `SqliteStore` on a file in a fresh temporary folder (or on a file another
  * process made); a `RedisStore` at `REDIS_URL` under a key prefix of the benchmark's own (or one
  * another process chose); a `PostgresStore` at `DATABASE_URL` in a schema of the benchmark's own
- * (or one another process made), on a pool of `DEFAULT_POOL_SIZE` connections. Whoever made the file,
+ * (or one another process made), on a pool of `DEFAULT_POOL_SIZE` connections. The network stores
+ * count their round trips (`BenchStore.roundTrips`). Whoever made the file,
  * the prefix or the schema removes it.
  *
  * @module
@@ -17,7 +18,7 @@ import { MemoryStore, type QrProvider, type Store } from '@scanauth/core'
 import { PostgresStore } from '@scanauth/postgres'
 import { RedisStore } from '@scanauth/redis'
 import { SqliteStore } from '@scanauth/sqlite'
-import { DEFAULT_POOL_SIZE, dropSchema, freshBenchSchema, openPool } from './postgres-pool'
+import { countingPool, DEFAULT_POOL_SIZE, dropSchema, freshBenchSchema } from './postgres-pool'
 
 /** The stores measured. */
 export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres'
@@ -30,6 +31,12 @@ export interface BenchStore {
   where: string
   /** Closes what was opened here, and removes the file, the keys or the schema when they were made here. Once: later calls return the same promise. */
   close(): Promise<void>
+  /**
+   * Round trips sent so far (a counter that only grows), counted as the store sections count them:
+   * commands on the Redis client (its `sendCommand`), statements on the PostgreSQL pool's client
+   * class (every `query`). Absent for the stores in process (memory, SQLite).
+   */
+  roundTrips?: () => number
 }
 
 /** The QR provider of every benchmark: a constant address, so only scanauth's own work is measured. */
@@ -65,7 +72,7 @@ async function open(kind: StoreKind, where: string | undefined): Promise<BenchSt
     }
   }
   if (kind === 'postgres') {
-    const pool = openPool(DEFAULT_POOL_SIZE)
+    const { pool, statements } = countingPool(DEFAULT_POOL_SIZE)
     const schema = where ?? freshBenchSchema()
     const store = new PostgresStore({ pool, schema })
     // Cheap when another process already migrated the schema (docs/postgres.md, "Migrations").
@@ -74,6 +81,7 @@ async function open(kind: StoreKind, where: string | undefined): Promise<BenchSt
       kind,
       store,
       where: schema,
+      roundTrips: statements,
       close: async () => {
         await store.close()
         if (where === undefined) await dropSchema(pool, schema)
@@ -82,6 +90,7 @@ async function open(kind: StoreKind, where: string | undefined): Promise<BenchSt
     }
   }
   const client = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+  const commands = commandCounter(client)
   // `{b}` is a Cluster hash tag (one slot), as in the other Redis benchmarks.
   const prefix = where ?? `scanauth:bench:${randomBytes(4).toString('hex')}:{b}:`
   const store = new RedisStore({ client, keyPrefix: prefix })
@@ -89,12 +98,24 @@ async function open(kind: StoreKind, where: string | undefined): Promise<BenchSt
     kind,
     store,
     where: prefix,
+    roundTrips: commands,
     close: async () => {
       await store.close?.()
       if (where === undefined) await deletePrefix(client, prefix)
       await client.quit().catch(() => client.disconnect())
     },
   }
+}
+
+/** Counts the commands `client` sends (its `sendCommand`, through which every command goes), as `bench/redis.ts` does. */
+function commandCounter(client: Redis): () => number {
+  let sent = 0
+  const send = client.sendCommand.bind(client)
+  client.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+    sent++
+    return send(...args)
+  }) as Redis['sendCommand']
+  return () => sent
 }
 
 /** Deletes every key under `prefix` (SCAN + DEL; the prefix has no glob characters). */
