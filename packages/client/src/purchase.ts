@@ -1,7 +1,8 @@
 /**
  * `purchase`: open an order (`POST purchase`), hand its pay code to `onCode`, wait until it is paid.
  * A scene purchase waits on the scene like a sign-in (the server keeps it waiting while the order is
- * open, B-order-7); a session purchase checks `GET session` until its authorization changes.
+ * open, B-order-7); a session purchase asks `GET order?id=` until the order is paid (B-order-11): a
+ * plan bought while another authorization is current only queues, so the session shows no change.
  *
  * @module
  */
@@ -11,7 +12,7 @@ import { sendForJson, type HttpSettings } from './http'
 import { requiredFunction, requiredText, transportOption, wholeNumber } from './options'
 import { getSession } from './session'
 import { DEFAULT_POLL_INTERVAL_MS, firstTransport } from './transport'
-import type { AuthorizationSummary, OrderCode, PurchaseOptions, PurchaseResult } from './types'
+import type { OrderCode, PurchaseOptions, PurchaseResult } from './types'
 import { waitScene } from './wait-scene'
 import { readOrder } from './wire'
 
@@ -22,8 +23,11 @@ function unpaid(order: OrderCode): ScanAuthClientError {
   return new ScanAuthClientError('expired', `Order ${order.orderId} was not paid before its deadline (${order.expiresAt})`)
 }
 
-function sameAuthorization(a: AuthorizationSummary | null, b: AuthorizationSummary | null): boolean {
-  return a === b || (a !== null && b !== null && a.type === b.type && a.endAt === b.endAt && a.remainingPoints === b.remainingPoints)
+/** Where an order stands, as `GET order?id=` answers it. */
+function orderStatus(body: unknown): string {
+  const status = (body as { status?: unknown } | null)?.status
+  if (typeof status !== 'string') throw new ScanAuthClientError('http', 'GET order answered without a status')
+  return status
 }
 
 /** Runs one purchase (see `ScanAuthClient.purchase`). */
@@ -69,16 +73,18 @@ export function purchase(http: HttpSettings, options: PurchaseOptions): Promise<
     const order = readOrder(await sendForJson(http, 'purchase', { method: 'POST', json: { plan }, token, signal, retryNetwork: true }))
     options.onCode(order)
     const deadlineMs = Date.parse(order.expiresAt) + DEADLINE_GRACE_MS
+    const orderPath = `order?id=${encodeURIComponent(order.orderId)}`
     for (;;) {
       await sleep(pollIntervalMs, signal)
-      const now = await getSession(http, token, signal)
-      if (now === null) throw ended()
-      // The payment shows as a changed current authorization (a plan that only queues behind the
-      // current one does not show until that one ends: see docs/client.md).
-      if (now.authorization !== null && !sameAuthorization(now.authorization, before.authorization)) {
+      const status = orderStatus(await sendForJson(http, orderPath, { token, signal, retryNetwork: true }))
+      if (status === 'paid' || status === 'refunded') {
+        // Paid: the session now holds the plan, current or queued behind the current authorization.
+        const now = await getSession(http, token, signal)
+        if (now === null) throw ended()
+        if (now.authorization === null) throw new ScanAuthClientError('http', `Order ${order.orderId} was paid but the session has no current authorization`)
         return { status: 'authorized', orderId: order.orderId, sceneStr: undefined, sessionToken: token, authorization: now.authorization }
       }
-      if (Date.now() > deadlineMs) throw unpaid(order)
+      if (status === 'closed' || Date.now() > deadlineMs) throw unpaid(order)
     }
   })
 }

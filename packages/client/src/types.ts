@@ -189,7 +189,7 @@ export type PurchaseOptions = PurchaseBuyer & {
   onStatus?(update: StatusUpdate): void
   /** How to wait on a scene purchase. Default `'auto'`. */
   transport?: TransportOption
-  /** Milliseconds between plain polls (and between session checks of a session purchase). Default 2000. */
+  /** Milliseconds between plain polls (and between order checks of a session purchase). Default 2000. */
   pollIntervalMs?: number
 }
 

@@ -69,6 +69,17 @@ describe('purchase', () => {
     expect(paid).toMatchObject({ status: 'authorized', sceneStr: undefined, sessionToken: token, authorization: { type: plan!.grant.type } })
   })
 
+  it('a session purchase of a plan that only queues behind the current authorization resolves once the order is paid', async () => {
+    const client = createScanAuthClient({ baseUrl: example.baseUrl })
+    example.clock.ahead = 0
+    const first = await client.signIn({ deviceId: 'shop', onCode: (c) => void example.scan(c.sceneStr, 'o_queue_buyer') })
+    if (first.status !== 'authorized') throw new Error(`the free trial did not start: ${first.status}`)
+    const [plan] = await client.listPlans()
+    const paid = await client.purchase({ sessionToken: first.sessionToken, plan: plan!.id, pollIntervalMs: 200, onCode: (code) => void example.pay(code.orderId) })
+    // The trial is still the current authorization; the bought plan waits its turn behind it.
+    expect(paid).toMatchObject({ status: 'authorized', sessionToken: first.sessionToken, authorization: first.authorization })
+  })
+
   it('rejects http 409 for a scene no scan has bound, and a TypeError without a buyer', async () => {
     const client = createScanAuthClient({ baseUrl: example.baseUrl })
     let sceneStr = ''

@@ -20,7 +20,7 @@ export const ERROR_STATUS = {
   payments_not_configured: 404,
   /** No plan with that id in the catalog. */
   plan_not_found: 404,
-  /** No order with that id. */
+  /** No order with that id for the session presented (`GET {base}/order`). */
   order_not_found: 404,
   /** The path is ours but the method is not. */
   method_not_allowed: 405,

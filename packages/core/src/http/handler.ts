@@ -16,6 +16,7 @@
  * - `GET plans` → `[{id, description, amount_fen, grant}]`, the catalog (empty without payments).
  * - `POST purchase` `{scene, plan}`, or `{plan}` with the Bearer token → `{order_id, code_url, amount_fen,
  *   expires_at}`; 404 unknown plan or scene, 409 a scene not scanned yet, 502 when the payment service fails.
+ * - `GET order?id=` with the buyer's Bearer token → `{order_id, status, plan, amount_fen, expires_at, paid_at}`.
  *
  * Errors answer `{detail}` with the status of their `ScanAuthError` code; malformed input is 400, a
  * wrong method on one of these paths 405, a rate limit 429 with `Retry-After` (B-rate-1, B-rate-9).
@@ -27,7 +28,7 @@ import { ScanAuthError } from '../errors'
 import { bearerToken, headerValue, jsonObjectBody, queryValue } from './request'
 import { DEFAULT_HEARTBEAT_MS, EVENT_STREAM_HEADERS, nextStep, statusEvents } from './events'
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './types'
-import { consumeBody, createSceneBody, errorBody, plansBody, purchaseBody, sessionBody, statusBody } from './wire'
+import { consumeBody, createSceneBody, errorBody, orderBody, plansBody, purchaseBody, sessionBody, statusBody } from './wire'
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
 
@@ -147,6 +148,21 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
         return purchaseBody(await auth.purchase({ sceneStr: body.scene, plan: body.plan }))
       }
       return purchaseBody(await auth.purchase({ sessionToken: requireBearer(request), plan: body.plan }))
+    },
+  },
+  '/order': {
+    method: 'GET',
+    run: async (request, { auth }) => {
+      // The buyer's own order only: a session purchase has no scene to wait on, so its device asks here (B-order-11).
+      const token = requireBearer(request)
+      const id = queryValue(request, 'id')
+      if (id === undefined || id === '') throw new ScanAuthError('invalid_request', 'id is required (the order_id of the purchase)')
+      const session = await auth.verifySession(token)
+      if (session === null) throw new ScanAuthError('unauthorized', 'Session is unknown or has expired')
+      const order = await auth.getOrder(id)
+      // Another user's order is answered like an unknown one: an order id says nothing to a stranger.
+      if (order === null || order.userId !== session.userId) throw new ScanAuthError('order_not_found', 'No order with that id for this session')
+      return orderBody(order)
     },
   },
   '/consume': {

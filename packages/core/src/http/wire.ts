@@ -2,7 +2,7 @@
  * The wire bodies: the snake_case JSON of docs/behaviour.md (wire shapes and errors), built from the library's camelCase results.
  */
 import type { ConsumeResult, CreateSceneResult, SessionInfo, StatusResult } from '../api'
-import type { PlanView, PurchaseResult } from '../orders-api'
+import type { OrderView, PlanView, PurchaseResult } from '../orders-api'
 import type { AuthorizationSummary } from '../views'
 
 /** Authorization summary (docs/behaviour.md, B-wire-1). */
@@ -67,4 +67,9 @@ export function plansBody(plans: readonly PlanView[]) {
 /** POST purchase, 200: the order and the code to pay with (B-order-2). */
 export function purchaseBody(r: PurchaseResult) {
   return { order_id: r.orderId, code_url: r.codeUrl, amount_fen: r.amountFen, expires_at: r.expiresAt }
+}
+
+/** GET order, 200: where the buyer's order stands (docs/behaviour.md, B-order-11). */
+export function orderBody(o: OrderView) {
+  return { order_id: o.orderId, status: o.status, plan: o.planId, amount_fen: o.amountFen, expires_at: o.expiresAt, paid_at: o.paidAt }
 }

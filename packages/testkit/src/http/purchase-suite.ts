@@ -107,6 +107,32 @@ export function describePurchaseRoutes(framework: string, host: HttpRoutesHost):
       expect(await auth.getOrder(bought.body.order_id as string)).toMatchObject({ sceneStr: null, planId: 'points-100', status: 'open' })
     })
 
+    it('GET order answers the buyer where its order stands, and no one else (B-order-11)', async () => {
+      const { auth, service, needPurchaseScene } = sellingApp()
+      const url = await host(auth, {})
+      const tokenOf = async (openid: string) => {
+        const { sceneStr } = await auth.createScene({ deviceId: `tv-${openid}` })
+        await auth.handleScan({ sceneStr, openid })
+        const status = await auth.getStatus(sceneStr)
+        if (status.status !== 'authorized') throw new Error(`expected the free trial, got ${status.status}`)
+        return status.sessionToken
+      }
+      await needPurchaseScene('someone-else')
+      const buyer = await tokenOf('buyer')
+      const stranger = await tokenOf('stranger')
+      const bought = await postJson(`${url}/auth/purchase`, { plan: 'points-100' }, { authorization: `Bearer ${buyer}` })
+      const orderId = bought.body.order_id as string
+      const read = (token?: string, id: string = orderId) => fetchJson(`${url}/auth/order?id=${encodeURIComponent(id)}`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } })
+      expect(await read(buyer)).toMatchObject({ status: 200, body: { order_id: orderId, status: 'open', plan: 'points-100', amount_fen: 990, expires_at: bought.body.expires_at, paid_at: null } })
+      await auth.applyPayment(service.pay(orderId))
+      // The plan only queues behind the free trial: the session shows no change, the order does.
+      expect((await read(buyer)).body).toMatchObject({ status: 'paid', paid_at: expect.any(String) })
+      expect(await read(stranger)).toMatchObject({ status: 404, body: { detail: expect.any(String) } })
+      expect(await read(buyer, 'SA00000000000000000000000000')).toMatchObject({ status: 404 })
+      expect(await read()).toMatchObject({ status: 401 })
+      expect(await read(buyer, '')).toMatchObject({ status: 400 })
+    })
+
     it('refuses malformed and unknown purchases with {detail} before the payment service hears of them', async () => {
       const { auth, service } = sellingApp()
       const url = await host(auth, {})
