@@ -49,7 +49,8 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Express; 
   const onError: ErrorRequestHandler = (error, req, res, _next) => {
     const status = typeof error?.status === 'number' && error.status >= 400 && error.status < 500 ? error.status : 500
     if (status === 500) wiring.log(`error on ${req.method} ${req.path}: ${error instanceof Error ? error.stack : String(error)}`)
-    res.status(status).json({ detail: status === 500 ? 'Internal error' : String(error.message) })
+    // Like scanauth's own answers (B-wire-2): an error is never cached by a proxy or the browser.
+    res.status(status).set('cache-control', 'no-store').json({ detail: status === 500 ? 'Internal error' : String(error.message) })
   }
   app.use(onError)
   return { app, wiring }
@@ -62,7 +63,8 @@ export async function startServer(config: ExampleConfig): Promise<RunningServer>
 }
 
 function send(res: express.Response, r: DemoResponse): void {
-  res.status(r.status).set(r.headers ?? {})
+  // The demo's answers are of the moment, like scanauth's (B-wire-2), unless one says otherwise.
+  res.status(r.status).set({ 'cache-control': 'no-store', ...r.headers })
   if (r.type === undefined) res.json(r.body)
   else res.type(r.type).send(r.body)
 }

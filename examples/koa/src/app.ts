@@ -42,6 +42,8 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Koa; wiri
       const { status, expose, message } = error as { status?: unknown; expose?: unknown; message?: unknown }
       const known = typeof status === 'number' && status >= 400 && status < 500
       ctx.status = known ? status : 400
+      // Like scanauth's own answers (B-wire-2): an error is never cached by a proxy or the browser.
+      ctx.set('cache-control', 'no-store')
       ctx.body = { detail: known && expose === true ? String(message) : 'The request body could not be read' }
       return
     }
@@ -84,7 +86,8 @@ export async function startServer(config: ExampleConfig): Promise<RunningServer>
 
 function send(ctx: Koa.Context, r: DemoResponse): void {
   ctx.status = r.status
-  ctx.set(r.headers ?? {})
+  // The demo's answers are of the moment, like scanauth's (B-wire-2), unless one says otherwise.
+  ctx.set({ 'cache-control': 'no-store', ...r.headers })
   if (r.type !== undefined) ctx.type = r.type
   ctx.body = r.body
 }

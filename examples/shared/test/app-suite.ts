@@ -147,7 +147,9 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
       const { url, lines } = await start()
       const badJson = await fetch(`${url}/auth/create_scene`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"device_id"' })
       expect(badJson.status).toBe(400) // from the app's own JSON parser, which reads JSON bodies first
-      await badJson.arrayBuffer()
+      // The app's own error answers are no more cacheable than scanauth's (B-wire-2).
+      expect(badJson.headers.get('cache-control')).toBe('no-store')
+      expect(await badJson.json()).toEqual({ detail: expect.any(String) })
       const missing = await postJson(`${url}/auth/create_scene`, {})
       expect(missing.status).toBe(400)
       expect(missing.body.detail).toMatch(/device_id/)
@@ -159,6 +161,9 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
       expect(wrong.status).toBe(405)
       expect(wrong.body.detail).toEqual(expect.any(String))
       expect((await fetchJson(`${url}/auth/session`)).status).toBe(401)
+      const demoRefusal = await postJson(`${url}/demo/emulator-scan`, { scene_str: 'nope', openid: 'x' })
+      expect(demoRefusal.status).toBe(400)
+      expect(demoRefusal.headers.get('cache-control')).toBe('no-store')
       expect((await postJson(`${url}/auth/consume`, {}, { authorization: 'Bearer unknown' })).status).toBe(401)
       expect(lines.join('\n')).toContain('GET /auth/status -> 404')
     })
