@@ -13,7 +13,7 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { PLAN_ID_PATTERN, type Plan, type PlanGrant } from '@scanauth/core'
+import { isPlanAmountFen, isPlanDays, isPlanDescription, isPlanPoints, PLAN_ID_PATTERN, type Plan, type PlanGrant } from '@scanauth/core'
 import { ConfigError } from './config-error'
 
 /** WeChat Pay's API host, where a real merchant's requests go unless `WECHATPAY_API_BASE` says otherwise. */
@@ -205,8 +205,9 @@ const PLAN_FIELDS = ['id', 'description', 'amount_fen', 'grant']
 /**
  * `SCANAUTH_PLANS`: a JSON array of plans as `GET /auth/plans` answers them (`id`, `description`,
  * `amount_fen`, `grant`), turned into core's plans. Undefined when unset (the default catalog).
- * Each mistake names the plan's index and field; core's own rules (B-order-1) are checked here, so
- * that `createScanAuth` never has to refuse the catalog with its option names instead of ours.
+ * Each mistake names the plan's index and field. The rules are core's (B-order-1: `isPlanAmountFen`,
+ * `isPlanDescription`, `isPlanDays`, `isPlanPoints`); they are asked here only so that a mistake is
+ * told with this variable's names instead of `createScanAuth`'s option names.
  */
 export function plansFromEnv(raw: string | undefined): Plan[] | undefined {
   if (raw === undefined) return undefined
@@ -235,11 +236,11 @@ function planOf(entry: unknown, at: string): Plan {
   if (unknown !== undefined) throw new ConfigError(`${at} has an unknown field "${unknown}" (a plan has ${PLAN_FIELDS.join(', ')})`)
   const { id, description, amount_fen: fen } = fields
   if (typeof id !== 'string' || !PLAN_ID_PATTERN.test(id)) throw new ConfigError(`${at}.id must be 1 to 64 characters of 0-9 A-Z a-z _ . -`)
-  if (typeof description !== 'string' || description.trim() === '' || Buffer.byteLength(description, 'utf8') > 127) {
+  if (!isPlanDescription(description) || description.trim() === '') {
     throw new ConfigError(`${at}.description must be a text of 1 to 127 bytes of UTF-8 (42 Chinese characters): WeChat Pay shows it to the payer`)
   }
   // Fen, never yuan: 19.9 is a mistake to point out, not a price to round (B-order-1).
-  if (typeof fen !== 'number' || !Number.isSafeInteger(fen) || fen <= 0) {
+  if (!isPlanAmountFen(fen)) {
     throw new ConfigError(`${at}.amount_fen must be a positive whole number of fen (1990 for ¥19.90), not ${JSON.stringify(fen) ?? 'missing'}`)
   }
   return { id, description, amountFen: fen, grant: grantOf(fields.grant, `${at}.grant`) }
@@ -251,8 +252,7 @@ function grantOf(value: unknown, at: string): PlanGrant {
     const extra = Object.keys(grant).find((key) => key !== 'type' && key !== 'days')
     if (extra !== undefined) throw new ConfigError(`${at} has an unknown field "${extra}" (a time grant has type and days)`)
     const days = grant.days
-    // Core keeps whole seconds, so a length that is not one is a typo; its limit is 100 years.
-    if (typeof days !== 'number' || !(days > 0) || days > 36525 || !Number.isInteger((days * 86_400_000) / 1000)) {
+    if (!isPlanDays(days)) {
       throw new ConfigError(`${at}.days must be a number of days above 0 and at most 36525 that comes to whole seconds, not ${JSON.stringify(days) ?? 'missing'}`)
     }
     return { type: 'time', days }
@@ -261,7 +261,7 @@ function grantOf(value: unknown, at: string): PlanGrant {
     const extra = Object.keys(grant).find((key) => key !== 'type' && key !== 'points')
     if (extra !== undefined) throw new ConfigError(`${at} has an unknown field "${extra}" (a points grant has type and points)`)
     const points = grant.points
-    if (typeof points !== 'number' || !Number.isSafeInteger(points) || points <= 0) {
+    if (!isPlanPoints(points)) {
       throw new ConfigError(`${at}.points must be a positive whole number, not ${JSON.stringify(points) ?? 'missing'}`)
     }
     return { type: 'points', points }

@@ -42,7 +42,17 @@ export type {
   ProviderRefund,
   ProviderCloseResult,
 } from './payments'
-export { MAX_ORDER_TTL_MINUTES, PLAN_ID_PATTERN, type PaymentOptions } from './payment-options'
+export {
+  MAX_ORDER_TTL_MINUTES,
+  MAX_PLAN_DAYS,
+  MAX_PLAN_DESCRIPTION_BYTES,
+  PLAN_ID_PATTERN,
+  isPlanAmountFen,
+  isPlanDays,
+  isPlanDescription,
+  isPlanPoints,
+  type PaymentOptions,
+} from './payment-options'
 export type {
   PlanView,
   PurchaseInput,

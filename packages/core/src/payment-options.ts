@@ -22,10 +22,38 @@ const hasProviderMethods = (value: unknown) =>
   typeof (value as { merchant?: { mchid?: unknown; appid?: unknown } }).merchant?.mchid === 'string' &&
   typeof (value as { merchant?: { mchid?: unknown; appid?: unknown } }).merchant?.appid === 'string'
 
-/** Integer fen, never yuan: `19.9` is refused, not rounded (B-order-1). */
+/** The longest plan description: WeChat Pay's `string(127)`, read as UTF-8 bytes (the stricter reading). */
+export const MAX_PLAN_DESCRIPTION_BYTES = 127
+
+/** The longest time grant of a plan, in days: 100 years, so every end time stays a valid date. */
+export const MAX_PLAN_DAYS = 100 * 365.25
+
+/** Whether a price is whole fen, positive and safe (B-order-1): never yuan, never rounded. */
+export function isPlanAmountFen(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+}
+
+/** Whether a plan description is 1 to {@link MAX_PLAN_DESCRIPTION_BYTES} bytes of UTF-8 (B-order-1). */
+export function isPlanDescription(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && Buffer.byteLength(value, 'utf8') <= MAX_PLAN_DESCRIPTION_BYTES
+}
+
+/**
+ * Whether a time grant's length is above 0, at most {@link MAX_PLAN_DAYS}, and whole seconds (B-order-1):
+ * stores keep whole milliseconds and grants whole seconds, so any other length is a typo.
+ */
+export function isPlanDays(value: unknown): value is number {
+  return typeof value === 'number' && value > 0 && value <= MAX_PLAN_DAYS && Number.isInteger((value * DAY) / SECOND)
+}
+
+/** Whether a points grant is a positive safe whole number (B-order-1). */
+export function isPlanPoints(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+}
+
+/** Integer fen, never yuan: `19.9` is refused, not rounded (B-order-1). Each mistake its own words. */
 const amountFen = z
   .number({ error: 'amountFen must be a number of fen' })
-  // Not zod's .int(), which also refuses unsafe integers with the same message: each mistake its own words.
   .refine(Number.isInteger, { error: 'amountFen must be a whole number of fen (1990 for ¥19.90), never yuan' })
   .refine((fen) => fen > 0, { error: 'amountFen must be positive' })
   .refine((fen) => fen <= Number.MAX_SAFE_INTEGER, { error: 'amountFen must be a safe integer' })
@@ -33,14 +61,9 @@ const amountFen = z
 const planGrant = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('time'),
-    days: z
-      .number()
-      .positive()
-      .max(100 * 365.25)
-      // Stores keep whole milliseconds and grants whole seconds: a length that is not one is a typo.
-      .refine((days) => Number.isInteger((days * DAY) / SECOND), { error: 'days must come to a whole number of seconds' }),
+    days: z.number().refine(isPlanDays, { error: `days must be above 0, at most ${MAX_PLAN_DAYS}, and come to a whole number of seconds` }),
   }),
-  z.strictObject({ type: z.literal('points'), points: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) }),
+  z.strictObject({ type: z.literal('points'), points: z.number().refine(isPlanPoints, { error: 'points must be a positive whole number' }) }),
 ])
 
 /** One plan of the catalog. */
@@ -50,7 +73,7 @@ export const planSchema = z.strictObject({
     .string()
     .min(1, { error: 'description must not be empty' })
     // WeChat Pay's string(127) is read as bytes here, the stricter reading: 42 Chinese characters fit.
-    .refine((text) => Buffer.byteLength(text, 'utf8') <= 127, { error: 'description must be at most 127 bytes of UTF-8 (WeChat Pay shows it to the payer)' }),
+    .refine(isPlanDescription, { error: `description must be at most ${MAX_PLAN_DESCRIPTION_BYTES} bytes of UTF-8 (WeChat Pay shows it to the payer)` }),
   amountFen,
   grant: planGrant,
 })

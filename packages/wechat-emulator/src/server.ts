@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { listenOn } from './listen'
 import { apiError, classicToken, createQrCode, showQrCode, stableToken, type ApiAnswer, type ApiContext } from './api'
 import type { FailureQueue } from './failures'
 import { emulatorPage } from './page'
@@ -43,23 +43,8 @@ const API: Record<string, { endpoint: EmulatorEndpoint; handle: Handler }> = {
 }
 
 /** Starts listening and resolves with the server and its base URL. */
-export async function listen(deps: EmulatorServerDeps, port: number, host: string): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    serve(deps, req, res).catch((error: unknown) => {
-      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `emulator error: ${error instanceof Error ? error.message : String(error)}`)
-      else res.destroy()
-    })
-  })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const address = server.address() as AddressInfo
-  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address
-  return { server, url: `http://${hostPart}:${address.port}` }
+export function listen(deps: EmulatorServerDeps, port: number, host: string): Promise<{ server: Server; url: string }> {
+  return listenOn((req, res) => serve(deps, req, res), (res, message) => send(res, 500, 'text/plain; charset=utf-8', message), port, host)
 }
 
 async function serve(deps: EmulatorServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {

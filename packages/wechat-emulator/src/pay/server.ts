@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { listenOn } from '../listen'
 import { WechatEmulatorError } from '../errors'
 import { errorCode, payError, type PayAnswer } from './answers'
 import { answerPayApi, type PayApiContext } from './api'
@@ -41,23 +41,8 @@ export interface PayServerDeps {
 }
 
 /** Starts listening and resolves with the server and its base URL. */
-export async function listenPay(deps: PayServerDeps, port: number, host: string): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    serve(deps, req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { code: 'SYSTEM_ERROR', message: `emulator error: ${error instanceof Error ? error.message : String(error)}` })
-      else res.destroy()
-    })
-  })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const address = server.address() as AddressInfo
-  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address
-  return { server, url: `http://${hostPart}:${address.port}` }
+export function listenPay(deps: PayServerDeps, port: number, host: string): Promise<{ server: Server; url: string }> {
+  return listenOn((req, res) => serve(deps, req, res), (res, message) => sendJson(res, 500, { code: 'SYSTEM_ERROR', message }), port, host)
 }
 
 async function serve(deps: PayServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
