@@ -37,6 +37,12 @@ afterEach(async () => {
 })
 
 /** Terminates the backend that LISTENs on this schema's channel; answers how many it ended. */
+/** How many backends LISTEN on the store's channel now (last query as pg_stat_activity shows it). */
+async function listeningBackends(): Promise<number> {
+  const { rows } = await writerPool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = $1`, [`LISTEN "${schema}_scanauth_scenes"`])
+  return rows[0]?.n ?? 0
+}
+
 async function terminateListener(): Promise<number> {
   const { rows } = await writerPool.query<{ ended: boolean }>(
     `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE query = $1`,
@@ -71,6 +77,9 @@ it('gives its client back and stops when the last listener leaves, and LISTENs n
   expect(store.listening).toBe(true)
   stop()
   await eventually('the store to unlisten', () => !store.listening)
+  // The store stops counting itself as listening before its UNLISTEN reaches the server: wait for
+  // the server to see it, then no backend may be left listening.
+  await eventually('the server to see the UNLISTEN', async () => (await listeningBackends()) === 0)
   expect(await terminateListener()).toBe(0)
   store.watchScenes(() => undefined)
   await store.load({ sceneStr: 'nothing' })
