@@ -6,6 +6,7 @@
 import type { WaitOptions } from './scene-waiters'
 import type { OrderView, PaymentOutcome, PlanView, PurchaseInput, PurchaseResult, ReconcileOptions, ReconcileResult, RefundOutcome } from './orders-api'
 import type { ProviderRefund, ProviderTransaction } from './payments'
+import type { ConfirmationDecisionInput, ConfirmationDecisionResult, ConfirmationOpenInput, ConfirmationStep } from './confirm-api'
 import type { Authorization, AuthorizationSummary, LedgerEntry, UserInfo } from './views'
 
 /** Input of {@link ScanAuth.createScene}. */
@@ -33,13 +34,32 @@ export interface CreateSceneResult {
   qrContent?: string
   /** Scene lifetime in seconds. */
   expiresIn: number
+  /**
+   * With `requirePollSecret`: the secret the device presents to read the session token of this scene
+   * (`X-Scanauth-Poll-Secret`, B-secret-1…4). Shown once, here; only its digest is stored. Absent otherwise.
+   */
+  pollSecret?: string
+}
+
+/** Options of {@link ScanAuth.getStatus}. */
+export interface StatusOptions {
+  /**
+   * The scene's poll secret (`CreateSceneResult.pollSecret`). A scene created with one answers
+   * `authorized` (the answer that carries the session token) only to a call that presents it; without
+   * it, or with a wrong one, that answer is refused with `poll_secret_required` (403, B-secret-2).
+   */
+  pollSecret?: string
 }
 
 /** Result of {@link ScanAuth.getStatus}. */
 export type StatusResult =
   | {
-      /** Waiting for a scan; the scene (or its session) expired; or no current authorization. */
-      status: 'pending' | 'expired' | 'need_purchase'
+      /**
+       * Waiting for a scan; the scene (or its session) expired; or no current authorization. With
+       * `confirm: 'link'` also `scanned` (scanned, waiting for the scanner to confirm on the phone; not
+       * final) and `denied` (the scanner refused; final), B-confirm-9.
+       */
+      status: 'pending' | 'expired' | 'need_purchase' | 'scanned' | 'denied'
     }
   | {
       /** The scene was scanned and the user has a current authorization. */
@@ -67,7 +87,24 @@ export type ScanResult =
       userId: number
     }
   | {
-      /** Not processed: unknown, already authorized or expired scene. */
+      /**
+       * With `confirm: 'link'`: the scene is now `scanned` and waits for the scanner's decision on the
+       * confirm page (B-confirm-1); no user, trial or session yet. Reply with `confirmUrl`.
+       */
+      result: 'scanned'
+      /** Not set: nothing is known of the user until the confirmation. */
+      userId?: undefined
+      /** The device label the scene was created for (raw: escape it where it is shown, see `displayLabel`). */
+      deviceId: string
+      /** The one-time confirm ticket (B-confirm-2); put it in the link and nowhere else. */
+      ticket: string
+      /** The confirm page's address with the ticket (`confirmation.url?ticket=…`), when `confirmation.url` is set. */
+      confirmUrl?: string
+      /** When the ticket, and the scene, expire (epoch ms). */
+      expiresAt: number
+    }
+  | {
+      /** Not processed: unknown, already authorized or expired scene (or, with `confirm: 'link'`, already scanned or denied). */
       result: 'invalid'
       /** Never set for an invalid scan. */
       userId?: undefined
@@ -203,16 +240,17 @@ export interface ScanAuth {
    * An unknown scene throws `ScanAuthError` `scene_not_found` (404). Over the scene's poll ceiling
    * (B-rate-9, counted per instance) it throws `rate_limited` (429) before reading the store.
    */
-  getStatus(sceneStr: string): Promise<StatusResult>
+  getStatus(sceneStr: string, options?: StatusOptions): Promise<StatusResult>
   /**
    * Waits for a scene to leave `pending` and answers like {@link ScanAuth.getStatus} as soon as it
    * has (a scan committed by any process through the same store, or the scene's expiry, which a
    * timer at its deadline notices); after `timeoutMs` without a change it answers as the scene is
    * then (`pending`). `signal` ends the wait early (the promise rejects with its reason). An unknown
    * scene throws `scene_not_found` (404) like a poll. One store subscription per instance serves
-   * every waiter.
+   * every waiter. With `confirm: 'link'`, a wait that finds the scene `scanned` waits for it to leave
+   * `scanned` (B-confirm-10).
    */
-  waitForStatus(sceneStr: string, options: WaitOptions): Promise<StatusResult>
+  waitForStatus(sceneStr: string, options: WaitOptions & StatusOptions): Promise<StatusResult>
   /**
    * Processes a scan event: the first valid scan of a scene finds or creates the user, grants the
    * free trial once per user, runs the activation step, authorizes the scene and creates a session.
@@ -291,4 +329,22 @@ export interface ScanAuth {
    * poll and the event stream (B-order-7): they wait for the payment.
    */
   openOrderOfScene(sceneStr: string): Promise<OrderView | null>
+  /**
+   * The confirm link, opened (B-confirm-6…8): without an OAuth `code`, answers where to send the
+   * phone (WeChat web OAuth, `snsapi_base`); with one, exchanges it for the openid of the person who
+   * opened the link, refuses anyone but the scanner, and answers what the confirm page shows with a
+   * fresh CSRF token. Throws `confirm_not_configured` (404), `confirm_ticket_invalid` (404),
+   * `confirm_ticket_used` (410), `confirm_ticket_expired` (410), `confirm_wrong_user` (403),
+   * `confirm_oauth_refused` (400), `confirm_oauth_failed` (502) or `invalid_request` (400); none of
+   * them changes anything.
+   */
+  openConfirmation(input: ConfirmationOpenInput): Promise<ConfirmationStep>
+  /**
+   * The scanner's decision on the confirm page (B-confirm-7, B-confirm-8): `confirm` runs the whole
+   * scan transaction for the scanner (user, free trial, activation step, session) and answers
+   * `authorized` or `need_purchase`; `deny` moves the scene to `denied`. The ticket is then used. Throws
+   * like {@link ScanAuth.openConfirmation}, and `confirm_csrf_invalid` (403) for a missing or wrong CSRF
+   * token; nothing changes then.
+   */
+  decideConfirmation(input: ConfirmationDecisionInput): Promise<ConfirmationDecisionResult>
 }

@@ -22,6 +22,27 @@ export const ERROR_STATUS = {
   plan_not_found: 404,
   /** No order with that id for the session presented (`GET {base}/order`). */
   order_not_found: 404,
+  /** Confirm on the phone is not set up (`confirm: 'link'` with `confirmation.url` and `confirmation.oauth`). */
+  confirm_not_configured: 404,
+  /** No scene carries that confirm ticket (a mistyped or made-up link). */
+  confirm_ticket_invalid: 404,
+  /** The decision for that ticket was already made (confirmed or denied): a ticket is used once. */
+  confirm_ticket_used: 410,
+  /** The confirm ticket's time ran out (2 minutes by default); the device shows a new code. */
+  confirm_ticket_expired: 410,
+  /** The confirm link was opened by someone other than the person who scanned (a forwarded link). */
+  confirm_wrong_user: 403,
+  /** The confirm form's CSRF token is missing or is not the one of the page last shown. */
+  confirm_csrf_invalid: 403,
+  /** WeChat refused the OAuth code (unknown, used or expired): open the link again. */
+  confirm_oauth_refused: 400,
+  /** WeChat could not be asked who opened the link (network, timeout, a 5xx); nothing changed. */
+  confirm_oauth_failed: 502,
+  /**
+   * The scene was created with a poll secret (`requirePollSecret`) and the call did not present it:
+   * the answer that carries the session token is given only with it.
+   */
+  poll_secret_required: 403,
   /** The path is ours but the method is not. */
   method_not_allowed: 405,
   /**

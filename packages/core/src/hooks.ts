@@ -19,6 +19,14 @@ export interface ScanEvent {
   userId?: number
 }
 
+/** The scanner answered a confirm page (`confirm: 'link'`, B-confirm-7, B-confirm-8). */
+export interface ConfirmEvent {
+  /** `authorized` or `need_purchase` after Confirm (the scan transaction ran), `denied` after Deny. */
+  result: 'authorized' | 'need_purchase' | 'denied'
+  /** The scanner's user, after Confirm. */
+  userId?: number
+}
+
 /** An authorization became active (by a scan, a grant, a poll or a consume). */
 export interface ActivationEvent {
   /** The authorization, as it is now. */

@@ -29,7 +29,18 @@ export type {
   LedgerPage,
   LedgerList,
   RevokeInput,
+  StatusOptions,
 } from './api'
+export type {
+  WebOAuthProvider,
+  ConfirmationOptions,
+  ConfirmationOpenInput,
+  ConfirmationStep,
+  ConfirmationView,
+  ConfirmationDecisionInput,
+  ConfirmationDecisionResult,
+} from './confirm-api'
+export { displayLabel, maskAddress, DEFAULT_CONFIRM_TICKET_TTL_SECONDS } from './rules/confirm'
 export { MAX_WAIT_MS, type WaitOptions } from './scene-waiters'
 export type { ScanAuthOptions, ScanAuthHooks, RateLimitOptions } from './options'
 export type {
@@ -66,7 +77,7 @@ export type {
 } from './orders-api'
 export { REUSE_MIN_REMAINING_MS, grantKeyOf } from './rules/orders'
 export type { WindowLimit } from './rules/rate-limits'
-export type { ScanEvent, ActivationEvent, OrderPaidEvent, PaymentRejectedEvent } from './hooks'
+export type { ScanEvent, ActivationEvent, ConfirmEvent, OrderPaidEvent, PaymentRejectedEvent } from './hooks'
 export type { QrProvider, QrRequest, QrCode } from './qr'
 export type { Authorization, AuthorizationSummary, LedgerEntry, UserInfo } from './views'
 export { ScanAuthError, ERROR_STATUS, type ScanAuthErrorCode } from './errors'
@@ -113,6 +124,7 @@ export {
 export type {
   SceneRecord,
   SceneStatus,
+  SceneConfirmation,
   UserRecord,
   UserAggregate,
   AuthorizationRecord,
@@ -128,7 +140,7 @@ export type {
   OrderRefundRecord,
 } from './records'
 export { createHttpHandler } from './http/handler'
-export { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './http/types'
+export { DEFAULT_MAX_BODY_BYTES, responseText, type HttpHandler, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './http/types'
 export { readRawBody, firstQueryValues } from './http/node-body'
 export { mayWait, clientGoneSignal } from './http/node-wait'
 export { writeEventStream, writeResponseHead } from './http/node-events'
@@ -150,4 +162,4 @@ export {
   type FetchSessionGuardOptions,
   type FetchAuthorizationGuardOptions,
 } from './http/fetch-guard'
-export { SCENE_STR_PATTERN, ORDER_ID_PATTERN, newSceneStr, newSessionToken, newOrderId } from './random'
+export { SCENE_STR_PATTERN, ORDER_ID_PATTERN, newSceneStr, newSessionToken, newOrderId, newSecret } from './random'

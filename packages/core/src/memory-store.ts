@@ -78,6 +78,8 @@ interface UserQueues {
  */
 export class MemoryStore implements Store {
   private readonly scenes = new Map<string, SceneRecord>()
+  /** The confirm ticket index (B-confirm-6): ticket digest → sceneStr. */
+  private readonly sceneStrByTicketHash = new Map<string, string>()
   private readonly users = new Map<number, UserRecord>()
   private readonly userIdByOpenid = new Map<string, number>()
   private readonly authorizations = new Map<number, AuthorizationRecord>()
@@ -100,8 +102,11 @@ export class MemoryStore implements Store {
       query.userId ??
       (query.openid !== undefined ? this.userIdByOpenid.get(query.openid) : query.userOfSession === true ? session?.userId : undefined)
     const get = <K, V extends object>(map: Map<K, V>, key: K | undefined) => copy(key === undefined ? undefined : map.get(key))
+    const sceneStr = query.confirmTicketHash !== undefined ? this.sceneStrByTicketHash.get(query.confirmTicketHash) : query.sceneStr
+    const scene = get(this.scenes, sceneStr)
     return {
-      scene: get(this.scenes, query.sceneStr),
+      // Its own copy of the nested confirmation, so a caller that changes what it loaded changes nothing here.
+      scene: scene === null ? null : { ...scene, confirmation: scene.confirmation === null ? null : { ...scene.confirmation } },
       user: userId === undefined ? null : this.aggregate(userId, query.wholeQueue === true),
       session: copy(session),
       latestSession: get(this.latestSessionByScene, query.latestSessionOfScene),
@@ -137,7 +142,9 @@ export class MemoryStore implements Store {
     if (scene) {
       const id = scene.op === 'insert' ? (ids.sceneId = ++this.lastId.scene) : scene.scene.id
       const userId = scene.op === 'update' && scene.scene.userId !== null ? resolveUser(scene.scene.userId) : null
-      this.scenes.set(scene.scene.sceneStr, { ...scene.scene, id, userId })
+      const confirmation = scene.scene.confirmation === null ? null : { ...scene.scene.confirmation }
+      this.scenes.set(scene.scene.sceneStr, { ...scene.scene, id, userId, confirmation })
+      if (confirmation !== null) this.sceneStrByTicketHash.set(confirmation.ticketHash, scene.scene.sceneStr)
       this.tellSceneChanged(scene.scene.sceneStr)
     }
     if (session) {
@@ -226,6 +233,7 @@ export class MemoryStore implements Store {
     return purgeInBatches(resolved, (cutoff, limit) => {
       const scenePass = deleteUpTo(scenes, limit, (scene) => {
         if (!mayPurge(sceneNeededUntil(scene, this.latestSessionByScene.get(scene.id) ?? null), cutoff)) return false
+        if (scene.confirmation !== null) this.sceneStrByTicketHash.delete(scene.confirmation.ticketHash)
         return this.scenes.delete(scene.sceneStr)
       })
       const sessionPass = deleteUpTo(sessions, limit, (session) => {

@@ -7,8 +7,10 @@ import { z } from 'zod'
 import { ScanAuthError } from './errors'
 import type { QrProvider } from './qr'
 import type { Store } from './store'
-import type { ScanEvent, ActivationEvent, OrderPaidEvent, PaymentRejectedEvent } from './hooks'
+import type { ScanEvent, ActivationEvent, ConfirmEvent, OrderPaidEvent, PaymentRejectedEvent } from './hooks'
 import { paymentsSchema, type PaymentOptions } from './payment-options'
+import type { ConfirmationOptions, WebOAuthProvider } from './confirm-api'
+import { DEFAULT_CONFIRM_TICKET_TTL_SECONDS } from './rules/confirm'
 import type { WindowLimit } from './rules/rate-limits'
 
 const hasMethods = (...names: string[]) => (value: unknown) =>
@@ -54,12 +56,30 @@ const optionsSchema = z.object({
   // `prefault`: an absent `rateLimits` is parsed as `{}`, so each limit gets its own default.
   rateLimits: rateLimitsSchema.prefault({}),
   payments: paymentsSchema.optional(),
+  confirm: z.enum(['scan', 'link'], { error: "confirm must be 'scan' or 'link'" }).default('scan'),
+  confirmation: z
+    .strictObject({
+      url: z
+        .union([
+          z.url({ protocol: /^https?$/, error: 'confirmation.url must be an http(s) URL' }),
+          z.custom<() => string>((v) => typeof v === 'function', { error: 'confirmation.url must be an http(s) URL or a function answering one' }),
+        ])
+        .optional(),
+      oauth: z
+        .custom<WebOAuthProvider>(hasMethods('authorizeUrl', 'exchangeCode'), { error: 'confirmation.oauth must implement authorizeUrl() and exchangeCode()' })
+        .optional(),
+      ticketTtlSeconds: z.number().int().min(30).max(600).default(DEFAULT_CONFIRM_TICKET_TTL_SECONDS),
+    })
+    .prefault({}),
+  requirePollSecret: z.boolean().default(false),
 })
 
 /** Optional callbacks for logging and metrics, called after a change is committed. */
 export interface ScanAuthHooks {
-  /** A scan was handled (any result). */
+  /** A scan was handled (any result; `scanned` with `confirm: 'link'`). */
   onScan?(event: ScanEvent): void
+  /** With `confirm: 'link'`: the scanner confirmed or denied on the phone. */
+  onConfirm?(event: ConfirmEvent): void
   /** An authorization became active. */
   onActivate?(event: ActivationEvent): void
   /** A payment granted an order's plan (once per order, on the instance that applied it). */
@@ -100,6 +120,21 @@ export interface ScanAuthOptions {
    * store must have the order methods (every scanauth store does).
    */
   payments?: PaymentOptions
+  /**
+   * What a scan means (docs/security.md, "QR phishing"). `'scan'` (default): the scan is the consent and
+   * signs the device in at once, as docs/behaviour.md describes. `'link'`: a scan moves the scene to
+   * `scanned`, the reply links the scanner to a confirm page that names the device, and only the
+   * scanner's Confirm signs it in (B-confirm-1…12); polls then also answer `scanned` and `denied`.
+   */
+  confirm?: 'scan' | 'link'
+  /** Confirm on the phone: the page's public address, WeChat web OAuth, the ticket's life. Used with `confirm: 'link'`. */
+  confirmation?: ConfirmationOptions
+  /**
+   * Issue a poll secret with every scene (`CreateSceneResult.pollSecret`) and give the session
+   * token only to a poll that presents it (B-secret-1…4): a scene_str seen in a log or over a
+   * shoulder is then worth nothing. Default false.
+   */
+  requirePollSecret?: boolean
 }
 
 /**

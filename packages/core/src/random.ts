@@ -25,3 +25,8 @@ export const ORDER_ID_PATTERN = /^SA[0-9A-F]{26}$/
 export function newOrderId(): string {
   return `SA${randomBytes(13).toString('hex').toUpperCase()}`
 }
+
+/** A new secret (confirm ticket, CSRF token, poll secret): 32 random bytes, base64url (43 characters). */
+export function newSecret(): string {
+  return randomBytes(32).toString('base64url')
+}

@@ -8,8 +8,28 @@
  * @module
  */
 
-/** Status of a scene. `scanned` is reserved for a later confirm-on-phone step and is never entered today. */
-export type SceneStatus = 'pending' | 'scanned' | 'authorized' | 'expired'
+/**
+ * Status of a scene. `scanned` and `denied` are entered only with `confirm: 'link'` (confirm on the
+ * phone, docs/behaviour.md B-confirm-1…12): a scan moves `pending → scanned`, the scanner's decision
+ * moves it on to `authorized` or to `denied` (final). By default a scan authorizes at once.
+ */
+export type SceneStatus = 'pending' | 'scanned' | 'authorized' | 'expired' | 'denied'
+
+/**
+ * What a scan in `confirm: 'link'` mode remembers on its scene (B-confirm-1): who scanned, and the
+ * SHA-256 digests (base64url) of the one-time confirm ticket and of the confirm page's CSRF token.
+ * The secrets themselves are never stored.
+ */
+export interface SceneConfirmation {
+  /** The openid of the scan; only this person may confirm or deny. */
+  scannedBy: string
+  /** When the scan was handled. */
+  scannedAt: number
+  /** Digest of the ticket in the confirm link; stores find the scene by it (`LoadQuery.confirmTicketHash`). */
+  ticketHash: string
+  /** Digest of the CSRF token of the page last shown to the scanner; null until the page is opened. */
+  csrfHash: string | null
+}
 
 /** Kind of an authorization: a time window, or a number of points. */
 export type AuthorizationType = 'time' | 'points'
@@ -39,6 +59,15 @@ export interface SceneRecord {
   expiresAt: number
   /** When its first valid scan was processed; null until then. */
   authorizedAt: number | null
+  /**
+   * The address of the client that asked for the scene, masked (`203.0.113.*`, `2001:db8:1::*`), for
+   * the confirm page; null when unknown (B-confirm-5).
+   */
+  requestedFrom: string | null
+  /** SHA-256 digest (base64url) of the scene's poll secret with `requirePollSecret`; null otherwise (B-secret-1…4). */
+  pollSecretHash: string | null
+  /** The confirm-on-the-phone state; null unless a scan moved the scene to `scanned`. */
+  confirmation: SceneConfirmation | null
   /** Bumped by every write of the scene; commits check it. */
   version: number
 }

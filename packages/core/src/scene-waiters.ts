@@ -20,6 +20,12 @@ export interface WaitOptions {
   timeoutMs: number
   /** Ends the wait early: the promise rejects with the signal's reason. */
   signal?: AbortSignal
+  /**
+   * The status the caller already knows (an event stream that sent `scanned`). A wait ends when the
+   * scene leaves `pending`; a `scanned` one is news only to a caller that has not seen it
+   * (B-confirm-10). Without it, a wait takes the status its first read finds as known.
+   */
+  seen?: StatusResult['status']
 }
 
 /** What the waiters need from the service. */
@@ -50,6 +56,8 @@ type Outcome = { ok: true; status: StatusResult } | { ok: false; error: unknown 
 
 interface Waiter {
   settle(outcome: Outcome): void
+  /** The status the waiter knows: from `seen`, else from its first read. */
+  seen: StatusResult['status'] | undefined
 }
 
 /** One scene's waiters and the read that checks it. */
@@ -89,6 +97,7 @@ export function createSceneWaiters(deps: WaiterDeps): SceneWaiters {
           scene.again = false
           const { status, expiresAt, keepWaiting } = await deps.readStatus(sceneStr)
           if (!keepWaiting) return settleAll(scene, { ok: true, status })
+          tellScanned(scene, status)
           armExpiry(sceneStr, scene, expiresAt)
         } while (scene.again && scene.waiters.size > 0)
       } catch (error) {
@@ -97,6 +106,14 @@ export function createSceneWaiters(deps: WaiterDeps): SceneWaiters {
         scene.reading = false
       }
     })()
+  }
+
+  /** `scanned` ends the waits that did not know it; the others wait for it to change (B-confirm-10). */
+  const tellScanned = (scene: Watched, status: StatusResult) => {
+    for (const waiter of [...scene.waiters]) {
+      if (waiter.seen === undefined) waiter.seen = status.status
+      else if (status.status === 'scanned' && waiter.seen !== 'scanned') waiter.settle({ ok: true, status })
+    }
   }
 
   const settleAll = (scene: Watched, outcome: Outcome) => {
@@ -136,6 +153,7 @@ export function createSceneWaiters(deps: WaiterDeps): SceneWaiters {
         const mine = scene
         let settled = false
         const waiter: Waiter = {
+          seen: options.seen,
           settle(outcome) {
             if (settled) return
             settled = true

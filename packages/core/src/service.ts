@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ScanAuth, StatusResult } from './api'
+import type { ScanAuth, ScanResult, StatusResult } from './api'
 import { callHook, makeCommitLoop } from './commit-loop'
 import { entitlementMethods } from './entitlements'
 import { ScanAuthError } from './errors'
@@ -26,6 +26,9 @@ import { userOfSessionFallback } from './session-user'
 import { createSceneInput, parseInput, scanInput } from './validation'
 import { hasOrderMethods, type OrderContext } from './orders/context'
 import { orderMethods } from './orders'
+import { confirmationMethods } from './confirmations'
+import { digestSecret, maskAddress, matchesDigest } from './rules/confirm'
+import { newSecret } from './random'
 
 /**
  * Creates a scanauth instance over a store and a QR provider.
@@ -71,6 +74,15 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
         }
   const orders = orderMethods(orderContext)
   const limitScene = createSceneLimiter(store, config.rateLimits, now)
+  const confirmations = confirmationMethods({
+    store,
+    now,
+    commitLoop,
+    lifetimes,
+    url: config.confirmation.url,
+    oauth: config.confirmation.oauth,
+    ticketTtlMs: config.confirmation.ticketTtlSeconds * SECOND,
+  })
   const { statusPollsPerScene } = config.rateLimits
   const countPoll = statusPollsPerScene === false ? null : createPollCeiling(statusPollsPerScene)
 
@@ -90,22 +102,32 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     if (!SCENE_STR_PATTERN.test(sceneStr)) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
   }
 
+  /**
+   * The session token goes only to a call that presents the scene's poll secret, when the scene has
+   * one (B-secret-2); every other answer carries no secret and is given to anyone.
+   */
+  function guardSecret(status: StatusResult, pollSecretHash: string | null, pollSecret: string | undefined): StatusResult {
+    if (status.status !== 'authorized' || pollSecretHash === null || matchesDigest(pollSecret, pollSecretHash)) return status
+    throw new ScanAuthError('poll_secret_required', 'This scene was created with a poll secret: present it as X-Scanauth-Poll-Secret to receive the session token')
+  }
+
   /** A poll's answer (docs/behaviour.md B-poll-1…5), with the scene's deadline for the waiters; `sceneStr` passed {@link checkSceneStr}. */
-  async function readStatus(sceneStr: string): Promise<{ status: StatusResult; expiresAt: number }> {
+  async function readStatus(sceneStr: string): Promise<{ status: StatusResult; expiresAt: number; pollSecretHash: string | null }> {
     const scene = await loadScene(sceneStr)
-    const first = planPoll(scene, now())
+    const { pollSecretHash } = scene
+    const first = planPoll(scene, now(), config.confirm)
     // The hottest path, a pending poll, is this one read and an answer: no commit loop around it.
-    if (first.kind === 'answer' && first.plan.changes === null) return { status: first.plan.finish(null), expiresAt: scene.expiresAt }
+    if (first.kind === 'answer' && first.plan.changes === null) return { status: first.plan.finish(null), expiresAt: scene.expiresAt, pollSecretHash }
     const status = await commitLoop(async (round) => {
       // Round 0 decides on the scene just read; a round after a lost race reads it again.
       const current = round === 0 ? scene : await loadScene(sceneStr)
       const at = now()
-      const step = planPoll(current, at)
+      const step = planPoll(current, at, config.confirm)
       if (step.kind === 'answer') return { user: null, plan: step.plan }
       const loaded = await store.load({ userId: step.userId, latestSessionOfScene: current.id })
       return { user: loaded.user, plan: planAuthorizedPoll({ user: loaded.user, latestSession: loaded.latestSession, now: at }) }
     })
-    return { status, expiresAt: scene.expiresAt }
+    return { status, expiresAt: scene.expiresAt, pollSecretHash }
   }
 
   /**
@@ -115,7 +137,8 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
    */
   async function readForWait(sceneStr: string): Promise<{ status: StatusResult; expiresAt: number; keepWaiting: boolean }> {
     const read = await readStatus(sceneStr)
-    if (read.status.status === 'pending') return { ...read, keepWaiting: true }
+    // `scanned` is news to a waiter that has not seen it, and waited on by one that has (B-confirm-10).
+    if (read.status.status === 'pending' || read.status.status === 'scanned') return { ...read, keepWaiting: true }
     if (read.status.status !== 'need_purchase' || orderContext === null) return { ...read, keepWaiting: false }
     const order = await orders.openOrderOfScene(sceneStr)
     if (order !== null) return { status: read.status, expiresAt: Date.parse(order.expiresAt), keepWaiting: true }
@@ -141,19 +164,27 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
         const reason = error instanceof Error ? error.message : String(error)
         throw new ScanAuthError('qr_creation_failed', `QR code creation failed: ${reason}`, { cause: error })
       }
-      const result = await store.commit({ scene: { op: 'insert', scene: newScene({ sceneStr, deviceId, now: now(), ttlMs: lifetimes.sceneMs }) } })
+      // The masked address is kept only where the confirm page shows it (B-confirm-5); the poll
+      // secret only as its digest, the secret itself is shown once, here (B-secret-1).
+      const requestedFrom = config.confirm === 'link' ? maskAddress(clientAddress) : null
+      const pollSecret = config.requirePollSecret ? newSecret() : undefined
+      const draft = newScene({ sceneStr, deviceId, now: now(), ttlMs: lifetimes.sceneMs, requestedFrom, pollSecretHash: pollSecret === undefined ? null : digestSecret(pollSecret) })
+      const result = await store.commit({ scene: { op: 'insert', scene: draft } })
       // 128 random bits make a collision practically impossible; say so plainly if it ever happens.
       if (!result.ok) throw new ScanAuthError('conflict', 'scene_str collision, try again')
       // Optional: without a content (or with an empty one) the answer, and so the wire body, keeps its three fields.
-      if (typeof content === 'string' && content !== '') return { sceneStr, qrUrl: url, qrContent: content, expiresIn: config.sceneTtlSeconds }
-      return { sceneStr, qrUrl: url, expiresIn: config.sceneTtlSeconds }
+      const answer = typeof content === 'string' && content !== ''
+        ? { sceneStr, qrUrl: url, qrContent: content, expiresIn: config.sceneTtlSeconds }
+        : { sceneStr, qrUrl: url, expiresIn: config.sceneTtlSeconds }
+      return pollSecret === undefined ? answer : { ...answer, pollSecret }
     },
 
-    async getStatus(sceneStr) {
+    async getStatus(sceneStr, options) {
       checkSceneStr(sceneStr)
       // In memory, before the read: the ceiling adds no store round trip to a pending poll (B-rate-9).
       countPoll?.(sceneStr, now())
-      return (await readStatus(sceneStr)).status
+      const read = await readStatus(sceneStr)
+      return guardSecret(read.status, read.pollSecretHash, options?.pollSecret)
     },
 
     async waitForStatus(sceneStr, options) {
@@ -161,11 +192,20 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
       checkSceneStr(sceneStr)
       // A long poll counts against the ceiling like a poll (B-rate-9); the waiters' own reads do not.
       countPoll?.(sceneStr, now())
-      return waiters.wait(sceneStr, options)
+      const status = await waiters.wait(sceneStr, options)
+      // Only the answer that carries a token costs one more read, to learn whether the scene has a secret.
+      if (status.status !== 'authorized') return status
+      return guardSecret(status, (await loadScene(sceneStr)).pollSecretHash, options?.pollSecret)
     },
 
     async handleScan(input) {
       const { sceneStr, openid } = parseInput(scanInput, input)
+      if (config.confirm === 'link') {
+        // A string that cannot be a scene_str names no scene: `invalid` without a read.
+        const result: ScanResult = SCENE_STR_PATTERN.test(sceneStr) ? await confirmations.scanForConfirmation(sceneStr, openid) : { result: 'invalid' }
+        callHook(config, () => config.hooks.onScan?.({ sceneStr, openid, result: result.result }))
+        return result
+      }
       const sessionToken = newSessionToken()
       const result = await commitLoop(async () => {
         // A string that cannot be a scene_str names no scene: `invalid` without a read.
@@ -189,6 +229,15 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
         const owner = user ?? (await userOfSessionFallback(store, session.userId))
         return { user: owner, plan: planVerifySession({ session, user: owner, now: at }) }
       })
+    },
+
+    openConfirmation: confirmations.openConfirmation,
+
+    async decideConfirmation(input) {
+      const result = await confirmations.decideConfirmation(input)
+      // The decision is the end of the scan (B-confirm-7): the hook hears what it came to.
+      callHook(config, () => config.hooks.onConfirm?.({ result: result.result, ...(result.userId === undefined ? {} : { userId: result.userId }) }))
+      return result
     },
 
     ...entitlements,

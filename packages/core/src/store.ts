@@ -52,6 +52,11 @@ import type { PurgeOptions, PurgeResult } from './purge'
 export interface LoadQuery {
   /** The scene with this `sceneStr`. */
   sceneStr?: string
+  /**
+   * The scene whose `confirmation.ticketHash` is this digest, as `scene` (confirm on the phone,
+   * B-confirm-2, B-confirm-4). Not with `sceneStr`. A store keeps an index on it, and finds a decided scene too (a reused ticket is told it was used) until the scene is purged.
+   */
+  confirmTicketHash?: string
   /** The user with this id, with its active authorizations and the head of its queue. */
   userId?: number
   /** The user with this openid, with its active authorizations and the head of its queue. */
@@ -81,7 +86,7 @@ export interface LoadQuery {
 
 /** The answer to a {@link LoadQuery}: each part is `null` when it was not asked for or does not exist. */
 export interface LoadResult {
-  /** The scene asked for by `sceneStr`. */
+  /** The scene asked for by `sceneStr` or `confirmTicketHash`. */
   scene: SceneRecord | null
   /**
    * The user asked for by `userId`, `openid` or `userOfSession`. Authorizations: the `active` ones and the first

@@ -112,3 +112,21 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown): T {
   const issue = result.error.issues[0]
   throw new ScanAuthError('invalid_request', issue ? issue.message : 'Invalid request')
 }
+
+/** A query or form value of the confirm page: a string of at most 512 characters (tickets and tokens are 43). */
+const confirmField = (field: string) =>
+  wellFormedString(field).min(1, { error: `${field} is required` }).max(512, { error: `${field} is too long` })
+
+/** The confirm page's query (B-confirm-6). */
+export const confirmationOpenInput = z.object({
+  ticket: confirmField('ticket'),
+  code: confirmField('code').optional(),
+  state: confirmField('state').optional(),
+})
+
+/** The confirm page's form (B-confirm-7). */
+export const confirmationDecisionInput = z.object({
+  ticket: confirmField('ticket'),
+  csrf: z.string({ error: 'the form has no CSRF token: open the link again' }).max(512, { error: 'csrf is too long' }),
+  decision: z.enum(['confirm', 'deny'], { error: "decision must be 'confirm' or 'deny'" }),
+})

@@ -115,10 +115,24 @@ describe('scene decisions', () => {
     expect(decidePoll({ ...scene, status: 'expired' }, 0)).toEqual({ kind: 'answer', status: 'expired', expire: null })
     expect(decidePoll({ ...scene, status: 'authorized', userId: 4 }, 1000)).toEqual({ kind: 'authorized', userId: 4 })
   })
-  it('scan: invalid for missing, authorized, expired; process otherwise', () => {
+  it('scan: invalid for missing, authorized, expired, denied; process pending and (by default) scanned', () => {
     expect(decideScan(null, 0)).toEqual({ kind: 'invalid', expire: null })
     expect(decideScan({ ...scene, status: 'authorized' }, 0)).toEqual({ kind: 'invalid', expire: null })
     expect(decideScan(scene, 100)).toMatchObject({ kind: 'invalid', expire: { status: 'expired' } })
     expect(decideScan({ ...scene, status: 'scanned' }, 50)).toEqual({ kind: 'process', scene: { ...scene, status: 'scanned' } })
+    expect(decideScan({ ...scene, status: 'denied' }, 50)).toEqual({ kind: 'invalid', expire: null })
+    expect(decideScan(scene, 50)).toEqual({ kind: 'process', scene })
+  })
+  it('scan (confirm mode, B-confirm-3): a scanned or denied scene takes no second scan', () => {
+    expect(decideScan({ ...scene, status: 'scanned' }, 50, 'link')).toEqual({ kind: 'invalid', expire: null })
+    expect(decideScan({ ...scene, status: 'denied' }, 50, 'link')).toEqual({ kind: 'invalid', expire: null })
+    expect(decideScan(scene, 50, 'link')).toEqual({ kind: 'process', scene })
+  })
+  it('poll: scanned answers pending by default (B-scene-3); in confirm mode scanned until expires_at, denied for good (B-confirm-9)', () => {
+    expect(decidePoll({ ...scene, status: 'scanned' }, 99)).toEqual({ kind: 'answer', status: 'pending', expire: null })
+    expect(decidePoll({ ...scene, status: 'scanned' }, 99, 'link')).toEqual({ kind: 'answer', status: 'scanned', expire: null })
+    expect(decidePoll({ ...scene, status: 'scanned' }, 100, 'link')).toMatchObject({ kind: 'answer', status: 'expired', expire: { status: 'expired' } })
+    expect(decidePoll({ ...scene, status: 'denied' }, 1000, 'link')).toEqual({ kind: 'answer', status: 'denied', expire: null })
+    expect(decidePoll({ ...scene, status: 'denied' }, 1000)).toEqual({ kind: 'answer', status: 'expired', expire: null })
   })
 })

@@ -4,10 +4,10 @@
  * @module
  */
 import type { Response } from 'express'
-import { writeResponseHead, type HttpResponse } from '@scanauth/core'
+import { responseText, writeResponseHead, type HttpResponse } from '@scanauth/core'
 
 /**
- * Sends a handler response as it is: status, headers, the JSON body and its length. Not `res.json`:
+ * Sends a handler response as it is: status, headers, the JSON body (or the confirm page's HTML) and its length. Not `res.json`:
  * its ETag (a SHA-1 of every body) and freshness check are wasted on answers marked `no-store`, and
  * cost about a fifth of a pending poll's time in Express (see docs/benchmarks.md). A `HEAD` request
  * gets the headers only (Node drops the body); a response without a body (204, `HEAD` of the event
@@ -15,8 +15,8 @@ import { writeResponseHead, type HttpResponse } from '@scanauth/core'
  */
 export function sendJson(res: Response, response: HttpResponse): void {
   writeResponseHead(res, response)
-  if (response.body === undefined) return void res.end()
-  const body = JSON.stringify(response.body)
+  const body = responseText(response)
+  if (body === undefined) return void res.end()
   res.setHeader('content-length', Buffer.byteLength(body))
   res.end(body)
 }

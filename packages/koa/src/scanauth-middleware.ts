@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context, Middleware, Next } from 'koa'
-import { clientGoneSignal, createHttpHandler, DEFAULT_MAX_BODY_BYTES, mayWait, type HttpHandlerOptions, type HttpResponse, type ScanAuth } from '@scanauth/core'
+import { clientGoneSignal, createHttpHandler, DEFAULT_MAX_BODY_BYTES, mayWait, responseText, type HttpHandlerOptions, type HttpResponse, type ScanAuth } from '@scanauth/core'
 import { bodyOf } from './body'
 import { sendEvents } from './send-events'
 
@@ -47,7 +47,8 @@ export function scanAuthMiddleware(auth: ScanAuth, options: ScanAuthMiddlewareOp
     const response = await handle({ method, path, query, headers: ctx.headers, body, signal, clientAddress })
     if (response === undefined) return next()
     if (response.events !== undefined) return sendEvents(ctx, response, response.events)
-    if (response.body === undefined) {
+    const text = responseText(response)
+    if (text === undefined) {
       // No body: a 204, or HEAD of the event stream (200 with its headers). Koa turns a null body
       // into a 204 and drops the content type, so the body goes first and the status and headers after.
       ctx.body = null
@@ -56,13 +57,13 @@ export function scanAuthMiddleware(auth: ScanAuth, options: ScanAuthMiddlewareOp
       return
     }
     ctx.status = response.status
-    // The headers go straight onto the response and the body is sent as the JSON text: Koa's
+    // The headers go straight onto the response and the body is sent as the JSON text (or the confirm page's HTML): Koa's
     // `ctx.set(object)` (entries, map, normalize) and its object-body path (content sniffing, the
     // stream/Blob/Response checks, JSON at send time) cost about a tenth of a pending poll
     // (docs/benchmarks.md). The bytes sent are the same; a middleware running after us sees
     // `ctx.body` as that JSON string, with our content type and length.
     setHeaders(ctx, response)
-    ctx.body = JSON.stringify(response.body)
+    ctx.body = text
   }
 }
 

@@ -8,6 +8,7 @@ import { useContext } from './context'
 import type { HarnessFactory } from './harness'
 import { authorizationSuite } from './suites/authorizations'
 import { concurrencySuite } from './suites/concurrency'
+import { confirmSuite } from './suites/confirm'
 import { idempotencySuite } from './suites/idempotency'
 import { ledgerSuite } from './suites/ledger'
 import { orderSuite } from './suites/orders'
@@ -59,6 +60,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     watchSuite(get)
     purgeSuite(get)
     orderSuite(get)
+    confirmSuite(get)
     unicodeSuite(get)
     concurrencySuite(get)
   })

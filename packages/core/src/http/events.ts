@@ -7,6 +7,7 @@
  * @module
  */
 import type { ScanAuth, StatusResult } from '../api'
+import { ScanAuthError } from '../errors'
 import { MAX_WAIT_MS } from '../scene-waiters'
 import { statusBody } from './wire'
 
@@ -35,7 +36,7 @@ const RETRY_FIELD = `retry: ${RECONNECT_DELAY_MS}\n`
 
 /**
  * One `status` event carrying the poll's wire body. Its `id:` is the status itself (`pending`,
- * `need_purchase`, `authorized`, `expired`): a stream never sends the same status twice in a row,
+ * `need_purchase`, `authorized`, `expired`; `scanned`, `denied` with `confirm: 'link'`): a stream never sends the same status twice in a row,
  * and a reconnecting `EventSource` sends it back as `Last-Event-ID`, the last status the client saw
  * (B-wait-5). The `id` line comes first, so `event: status\ndata: …` stays one run of text.
  */
@@ -52,6 +53,8 @@ export interface StatusEventsInput {
   sceneStr: string
   /** The answer read before the stream started (so that an unknown scene is a plain 404). */
   first: StatusResult
+  /** The scene's poll secret as the client presented it (B-secret-2). */
+  pollSecret?: string
   /** Ends the stream when the client goes away. */
   signal?: AbortSignal
   heartbeatMs: number
@@ -75,11 +78,12 @@ export interface StreamStep {
  * the status and the read of the order (the grant commits before the order is marked paid), and
  * then the fresh read answers `authorized` (B-wait-5).
  */
-export async function nextStep(auth: StatusEventsInput['auth'], sceneStr: string, status: StatusResult): Promise<StreamStep> {
-  if (status.status === 'pending') return { status, goesOn: true }
+export async function nextStep(auth: StatusEventsInput['auth'], sceneStr: string, status: StatusResult, pollSecret?: string): Promise<StreamStep> {
+  // `scanned` waits for the scanner's decision on the phone (B-confirm-9).
+  if (status.status === 'pending' || status.status === 'scanned') return { status, goesOn: true }
   if (status.status !== 'need_purchase') return { status, goesOn: false }
   if ((await auth.openOrderOfScene(sceneStr)) !== null) return { status, goesOn: true }
-  return { status: await auth.getStatus(sceneStr), goesOn: false }
+  return { status: await auth.getStatus(sceneStr, { pollSecret }), goesOn: false }
 }
 
 /**
@@ -90,30 +94,29 @@ export async function nextStep(auth: StatusEventsInput['auth'], sceneStr: string
  * stream costs the store about two reads per ten minutes, not two per heartbeat.
  */
 export async function* statusEvents(input: StatusEventsInput): AsyncGenerator<string, void, undefined> {
-  const { auth, sceneStr, signal } = input
+  const { auth, sceneStr, signal, pollSecret } = input
   yield RETRY_FIELD + statusEvent(input.first, input.purchaseUrl)
   let current = input.first
   let change: Promise<StatusResult> | null = null
   let more: boolean
   try {
-    const step = await nextStep(auth, sceneStr, current)
+    const step = await nextStep(auth, sceneStr, current, pollSecret)
     if (step.status.status !== current.status) yield statusEvent(step.status, input.purchaseUrl)
     ;({ status: current, goesOn: more } = step)
   } catch (error) {
-    input.onError?.(error)
-    yield ERROR_EVENT
+    yield failure(error, input)
     return
   }
   while (more && !isAborted(signal)) {
-    change ??= auth.waitForStatus(sceneStr, { timeoutMs: MAX_WAIT_MS, signal })
+    // `seen`: a `scanned` already sent is not news, its decision is (B-confirm-10).
+    change ??= auth.waitForStatus(sceneStr, { timeoutMs: MAX_WAIT_MS, signal, pollSecret, seen: current.status })
     let next: StatusResult | typeof HEARTBEAT_DUE
     try {
       next = await beforeHeartbeat(change, input.heartbeatMs)
     } catch (error) {
       // The client went away: nothing to say, and nobody to say it to.
       if (isAborted(signal)) return
-      input.onError?.(error)
-      yield ERROR_EVENT
+      yield failure(error, input)
       return
     }
     if (next === HEARTBEAT_DUE) {
@@ -126,19 +129,30 @@ export async function* statusEvents(input: StatusEventsInput): AsyncGenerator<st
     if (next.status !== current.status) {
       yield statusEvent(next, input.purchaseUrl)
       current = next
-    } else if (current.status === 'pending') continue
+    } else if (current.status === 'pending' || current.status === 'scanned') continue
     // A change, or a wait on an order that ended without one (the order's deadline passed): ask again.
     try {
-      const step = await nextStep(auth, sceneStr, current)
+      const step = await nextStep(auth, sceneStr, current, pollSecret)
       if (step.status.status !== current.status) yield statusEvent(step.status, input.purchaseUrl)
       ;({ status: current, goesOn: more } = step)
     } catch (error) {
       if (isAborted(signal)) return
-      input.onError?.(error)
-      yield ERROR_EVENT
+      yield failure(error, input)
       return
     }
   }
+}
+
+/**
+ * The final event of a stream that cannot go on: a refusal the client can act on (the poll secret
+ * it did not present, B-secret-2) says so; anything else is reported and says nothing.
+ */
+function failure(error: unknown, input: StatusEventsInput): string {
+  if (error instanceof ScanAuthError && error.code === 'poll_secret_required') {
+    return `event: error\ndata: ${JSON.stringify({ detail: error.message })}\n\n`
+  }
+  input.onError?.(error)
+  return ERROR_EVENT
 }
 
 /** What {@link beforeHeartbeat} answers when the heartbeat came first. */

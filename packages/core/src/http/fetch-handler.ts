@@ -19,7 +19,7 @@
 import type { ScanAuth } from '../api'
 import { readFetchBody } from './fetch-body'
 import { createHttpHandler } from './handler'
-import { DEFAULT_MAX_BODY_BYTES, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './types'
+import { DEFAULT_MAX_BODY_BYTES, responseText, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './types'
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {
@@ -124,10 +124,10 @@ export function createFetchHandler(auth: ScanAuth, options: FetchHandlerOptions 
   return Object.assign(fetchHandler, { owns: handle.owns })
 }
 
-/** The handler's answer as a `Response`: the JSON body and its length; headers only for `HEAD`; no body for a 204. */
+/** The handler's answer as a `Response`: the JSON body (or the page's HTML) and its length; headers only for `HEAD`; no body for a 204. */
 function jsonResponse(request: Request, answer: HttpResponse): Response {
-  if (answer.body === undefined) return new Response(null, { status: answer.status, headers: answer.headers })
-  const text = JSON.stringify(answer.body)
+  const text = responseText(answer)
+  if (text === undefined) return new Response(null, { status: answer.status, headers: answer.headers })
   const headers = new Headers(answer.headers)
   headers.set('content-length', String(new TextEncoder().encode(text).byteLength))
   const withBody = request.method.toUpperCase() !== 'HEAD'

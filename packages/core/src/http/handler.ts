@@ -17,6 +17,10 @@
  * - `POST purchase` `{scene, plan}`, or `{plan}` with the Bearer token → `{order_id, code_url, amount_fen,
  *   expires_at}`; 404 unknown plan or scene, 409 a scene not scanned yet, 502 when the payment service fails.
  * - `GET order?id=` with the buyer's Bearer token → `{order_id, status, plan, amount_fen, expires_at, paid_at}`.
+ * - `GET confirm?ticket=` and `POST confirm` (with `confirm: 'link'`): the confirm page, HTML for the
+ *   scanner's phone, behind WeChat web OAuth (B-confirm-6…12).
+ * - With `requirePollSecret`, `status` and `events` read the scene's poll secret from
+ *   `X-Scanauth-Poll-Secret` (or `poll_secret=`); an `authorized` answer without it is 403 (B-secret-2).
  *
  * Errors answer `{detail}` with the status of their `ScanAuthError` code; malformed input is 400, a
  * wrong method on one of these paths 405, a rate limit 429 with `Retry-After` (B-rate-1, B-rate-9).
@@ -29,11 +33,17 @@ import { bearerToken, headerValue, jsonObjectBody, queryValue } from './request'
 import { DEFAULT_HEARTBEAT_MS, EVENT_STREAM_HEADERS, nextStep, statusEvents } from './events'
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './types'
 import { consumeBody, createSceneBody, errorBody, orderBody, plansBody, purchaseBody, sessionBody, statusBody } from './wire'
+import { decideOnConfirmPage, openConfirmPage } from './confirm-routes'
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
 
 /** What a route returns to answer 204 No Content. */
 const NO_CONTENT = Symbol('no content')
+
+/** What a route returns to answer with a response it built itself (the confirm page's HTML, its redirect). */
+class Prepared {
+  constructor(readonly response: HttpResponse) {}
+}
 
 /** What a route returns to answer with an event stream. */
 class EventStream {
@@ -64,6 +74,14 @@ function waitSeconds(request: HttpRequest): number | undefined {
   return seconds
 }
 
+/**
+ * The poll secret a device presents (B-secret-2): the `X-Scanauth-Poll-Secret` header, or the
+ * `poll_secret` query parameter for a client that cannot set headers (a browser's `EventSource`).
+ */
+function pollSecretOf(request: HttpRequest): string | undefined {
+  return headerValue(request, 'x-scanauth-poll-secret') ?? queryValue(request, 'poll_secret')
+}
+
 /** The `scene` parameter, required. */
 function requireScene(request: HttpRequest): string {
   const scene = queryValue(request, 'scene')
@@ -73,11 +91,10 @@ function requireScene(request: HttpRequest): string {
 
 type Route = (request: HttpRequest, context: RouteContext) => Promise<unknown>
 
-/** Each route: its method and what it does; the body it returns is sent with status 200. */
-const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
+/** Each path: what each of its methods does; the body a route returns is sent with status 200. */
+const ROUTES: Record<string, { GET?: Route; POST?: Route }> = {
   '/create_scene': {
-    method: 'POST',
-    run: async (request, { auth, maxBodyBytes }) => {
+    POST: async (request, { auth, maxBodyBytes }) => {
       const body = jsonObjectBody(request, maxBodyBytes)
       if (body.device_id === undefined) throw new ScanAuthError('invalid_request', 'device_id is required')
       // An empty address (Koa's `ctx.ip` when the socket is gone) is no address.
@@ -86,46 +103,46 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
     },
   },
   '/status': {
-    method: 'GET',
-    run: async (request, { auth, purchaseUrl }) => {
+    GET: async (request, { auth, purchaseUrl }) => {
       const scene = requireScene(request)
       const wait = waitSeconds(request)
       // Without `wait`, exactly the plain poll (one read when pending); with it, a long poll (B-wait-2).
-      const status = wait === undefined ? await auth.getStatus(scene) : await auth.waitForStatus(scene, { timeoutMs: wait * 1000, signal: request.signal })
+      const pollSecret = pollSecretOf(request)
+      const status = wait === undefined
+        ? await auth.getStatus(scene, { pollSecret })
+        : await auth.waitForStatus(scene, { timeoutMs: wait * 1000, signal: request.signal, pollSecret })
       return statusBody(status, purchaseUrl)
     },
   },
   '/events': {
-    method: 'GET',
-    run: async (request, { auth, purchaseUrl, heartbeatMs, onError }) => {
+    GET: async (request, { auth, purchaseUrl, heartbeatMs, onError }) => {
       const sceneStr = requireScene(request)
       // Read before the stream starts, so an unknown scene is a plain 404 with {detail}.
-      const first = await auth.getStatus(sceneStr)
+      const pollSecret = pollSecretOf(request)
+      const first = await auth.getStatus(sceneStr, { pollSecret })
       // A reconnect to a scene that has ended with the status the client last saw: 204, which makes
       // a browser's EventSource stop reconnecting (B-wait-5). One that ended otherwise while the
       // client was away (a scan during a dropped connection) gets that status, like a first
       // connection gets the final status and the end (B-wait-3).
       const lastSeen = lastEventId(request)
       if (lastSeen !== undefined) {
-        const step = await nextStep(auth, sceneStr, first)
+        const step = await nextStep(auth, sceneStr, first, pollSecret)
         if (!step.goesOn && step.status.status === lastSeen) return NO_CONTENT
       }
       if (request.method.toUpperCase() === 'HEAD') return new EventStream(undefined)
       const report = (error: unknown) => onError?.(error, request)
-      return new EventStream(statusEvents({ auth, sceneStr, first, signal: request.signal, heartbeatMs, purchaseUrl, onError: report }))
+      return new EventStream(statusEvents({ auth, sceneStr, first, pollSecret, signal: request.signal, heartbeatMs, purchaseUrl, onError: report }))
     },
   },
   '/session': {
-    method: 'GET',
-    run: async (request, { auth }) => {
+    GET: async (request, { auth }) => {
       const info = await auth.verifySession(requireBearer(request))
       if (info === null) throw new ScanAuthError('unauthorized', 'Session is unknown or has expired')
       return sessionBody(info)
     },
   },
   '/logout': {
-    method: 'POST',
-    run: async (request, { auth }) => {
+    POST: async (request, { auth }) => {
       // Ends the presented session only; the user's other devices stay signed in.
       if (!(await auth.revokeSession(requireBearer(request)))) {
         throw new ScanAuthError('unauthorized', 'Session is unknown or has expired')
@@ -134,12 +151,10 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
     },
   },
   '/plans': {
-    method: 'GET',
-    run: async (_request, { auth }) => plansBody(auth.listPlans()),
+    GET: async (_request, { auth }) => plansBody(auth.listPlans()),
   },
   '/purchase': {
-    method: 'POST',
-    run: async (request, { auth, maxBodyBytes }) => {
+    POST: async (request, { auth, maxBodyBytes }) => {
       const body = jsonObjectBody(request, maxBodyBytes)
       if (typeof body.plan !== 'string' || body.plan === '') throw new ScanAuthError('invalid_request', 'plan is required (a plan id from GET plans)')
       // The need_purchase device holds no usable session: it names its scene. Anyone else presents a session.
@@ -151,8 +166,7 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
     },
   },
   '/order': {
-    method: 'GET',
-    run: async (request, { auth }) => {
+    GET: async (request, { auth }) => {
       // The buyer's own order only: a session purchase has no scene to wait on, so its device asks here (B-order-11).
       const token = requireBearer(request)
       const id = queryValue(request, 'id')
@@ -165,9 +179,14 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Route }> = {
       return orderBody(order)
     },
   },
+  '/confirm': {
+    // The phone's browser, not a device: HTML pages and a redirect, refusals included (B-confirm-11, B-confirm-12).
+    GET: async (request, { auth, onError }) => new Prepared(await openConfirmPage(auth, request, (error) => onError?.(error, request))),
+    POST: async (request, { auth, maxBodyBytes, onError }) =>
+      new Prepared(await decideOnConfirmPage(auth, request, maxBodyBytes, (error) => onError?.(error, request))),
+  },
   '/consume': {
-    method: 'POST',
-    run: async (request, { auth, maxBodyBytes, purchaseUrl }) => {
+    POST: async (request, { auth, maxBodyBytes, purchaseUrl }) => {
       const token = requireBearer(request)
       const body = jsonObjectBody(request, maxBodyBytes)
       const points = body.points === undefined ? undefined : (body.points as number)
@@ -236,14 +255,17 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
     const route = routeOf(request.path)
     if (route === undefined) return undefined
     const method = request.method.toUpperCase()
-    // HEAD is a GET without a body (the server drops it); anything else but the route's method is 405.
-    if (method !== route.method && !(method === 'HEAD' && route.method === 'GET')) {
-      const wrongMethod = new ScanAuthError('method_not_allowed', `Method ${method} is not allowed; use ${route.method}`)
-      return errorResponse(wrongMethod, { allow: route.method })
+    // HEAD is a GET without a body (the server drops it); any method the path does not have is 405.
+    const run = method === 'GET' || method === 'HEAD' ? route.GET : method === 'POST' ? route.POST : undefined
+    if (run === undefined) {
+      const allowed = Object.keys(route).join(', ')
+      const wrongMethod = new ScanAuthError('method_not_allowed', `Method ${method} is not allowed; use ${allowed}`)
+      return errorResponse(wrongMethod, { allow: allowed })
     }
     try {
-      const body = await route.run(request, context)
+      const body = await run(request, context)
       if (body === NO_CONTENT) return { status: 204, headers: { 'cache-control': 'no-store' } }
+      if (body instanceof Prepared) return body.response
       if (body instanceof EventStream) return { status: 200, headers: { ...EVENT_STREAM_HEADERS }, events: body.events }
       return respond(200, body)
     } catch (error) {

@@ -47,11 +47,22 @@ export interface HttpResponse {
   /** The JSON body: the wire shape of docs/behaviour.md, or `{detail}` for errors. Absent for a 204 and an event stream. */
   body?: unknown
   /**
+   * A text body to send as it is, instead of `body` (the confirm page's HTML, B-confirm-11); its
+   * content type is in `headers`. Send {@link responseText}, which covers both.
+   */
+  text?: string
+  /**
    * An event stream (`GET {base}/events`): send the headers at once, then write each chunk as it
    * comes and flush it, and end the response when the iteration ends. Absent for every other answer
    * (and for a `HEAD` of the stream, which gets the headers only).
    */
   events?: AsyncIterable<string>
+}
+
+/** The bytes to send for a response: its `text`, else its JSON `body`; undefined when it has neither. */
+export function responseText(response: HttpResponse): string | undefined {
+  if (response.text !== undefined) return response.text
+  return response.body === undefined ? undefined : JSON.stringify(response.body)
 }
 
 /** The default `maxBodyBytes` of the routes (`HttpHandlerOptions`), whichever adapter serves them: 16 KiB. */

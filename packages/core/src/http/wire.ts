@@ -12,11 +12,17 @@ export function summaryBody(a: Pick<AuthorizationSummary, 'type' | 'endAt' | 're
 
 /**
  * POST create_scene, 200: the three fields of docs/behaviour.md (B-create-3), and `qr_content` only
- * when the QR provider gave the code's text.
+ * when the QR provider gave the code's text, `poll_secret` only with `requirePollSecret` (B-secret-1).
  */
-export function createSceneBody(r: CreateSceneResult): { scene_str: string; qr_url: string; expires_in: number; qr_content?: string } {
-  const body = { scene_str: r.sceneStr, qr_url: r.qrUrl, expires_in: r.expiresIn }
-  return r.qrContent === undefined ? body : { ...body, qr_content: r.qrContent }
+export function createSceneBody(r: CreateSceneResult): { scene_str: string; qr_url: string; expires_in: number; qr_content?: string; poll_secret?: string } {
+  const body: { scene_str: string; qr_url: string; expires_in: number; qr_content?: string; poll_secret?: string } = {
+    scene_str: r.sceneStr,
+    qr_url: r.qrUrl,
+    expires_in: r.expiresIn,
+  }
+  if (r.qrContent !== undefined) body.qr_content = r.qrContent
+  if (r.pollSecret !== undefined) body.poll_secret = r.pollSecret
+  return body
 }
 
 /**

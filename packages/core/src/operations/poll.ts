@@ -5,7 +5,7 @@
 import type { StatusResult } from '../api'
 import type { SceneRecord, SessionRecord, UserAggregate } from '../records'
 import { findCurrent, runActivationStep } from '../rules/authorizations'
-import { decidePoll } from '../rules/scene'
+import { decidePoll, type ConfirmMode } from '../rules/scene'
 import { hasPassed } from '../rules/time'
 import { draftUser, withAuthorizations } from '../rules/user'
 import { toSummary } from '../views'
@@ -19,8 +19,8 @@ export type PollStep =
   | { kind: 'authorized'; userId: number }
 
 /** Steps 2–3 when they decide; otherwise the user to load for step 4. */
-export function planPoll(scene: SceneRecord, now: number): PollStep {
-  const decision = decidePoll(scene, now)
+export function planPoll(scene: SceneRecord, now: number, mode: ConfirmMode = 'scan'): PollStep {
+  const decision = decidePoll(scene, now, mode)
   if (decision.kind === 'authorized') return { kind: 'authorized', userId: decision.userId }
   const expire = decision.expire ? { op: 'update' as const, scene: decision.expire, expectedVersion: scene.version } : undefined
   return { kind: 'answer', plan: answer({ status: decision.status }, changeSet({ scene: expire })) }

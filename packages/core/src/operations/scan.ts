@@ -29,7 +29,22 @@ export function planScan(input: {
       : undefined
     return answer({ result: 'invalid' }, changeSet({ scene: expire }))
   }
-  const scene = decision.scene
+  return planScanTransaction({ ...input, scene: decision.scene })
+}
+
+/**
+ * Steps 4–10 for a scene that takes the scan: by a first scan, or, with `confirm: 'link'`, by the
+ * scanner's confirmation of a `scanned` scene (B-confirm-7).
+ */
+export function planScanTransaction(input: {
+  scene: SceneRecord
+  user: UserAggregate | null
+  openid: string
+  sessionToken: string
+  now: number
+  lifetimes: Lifetimes
+}): Plan<ScanResult & { result: 'authorized' | 'need_purchase' }> {
+  const { now, scene } = input
   // Step 4: find or create the user, seen now. Step 5: the free trial, once. Step 6: activation.
   let draft = touch(input.user ? draftUser(input.user) : newUser(input.openid, now), now)
   draft = claimFreeTrial(draft, now, input.lifetimes.freeTrialMs)
@@ -51,7 +66,7 @@ export function planScan(input: {
     },
   })
   // Step 10.
-  const result = current === null ? 'need_purchase' : 'authorized'
+  const result: 'authorized' | 'need_purchase' = current === null ? 'need_purchase' : 'authorized'
   return {
     changes,
     finish: (ids) => ({ result, userId: draft.user.id ?? (ids?.userId as number) }),

@@ -7,7 +7,7 @@
  * @module
  */
 import type { IncomingHttpHeaders, RequestListener } from 'node:http'
-import { createScanAuth, MemoryStore, type PaymentProvider, type ScanAuth, type Store } from '@scanauth/core'
+import { createScanAuth, MemoryStore, type PaymentProvider, type ScanAuth, type StatusResult, type Store } from '@scanauth/core'
 import { ManualClock } from '../clock'
 import { RecordingQrProvider } from '../qr'
 import { TEST_PLANS } from '../suites/orders'
@@ -121,7 +121,7 @@ export interface PurchaseOutcome {
   /** The order's status. */
   order: 'open' | 'paid' | 'closed' | 'refunded' | 'missing'
   /** The status of the scene the device polls. */
-  device: 'pending' | 'expired' | 'need_purchase' | 'authorized'
+  device: StatusResult['status']
   /** How many authorizations payments granted the buyer (ledger `grant` entries of source `purchase`). */
   grants: number
 }

@@ -10,6 +10,7 @@ import { createScanAuth, MemoryStore, type ScanAuth, type Store } from '@scanaut
 import { RecordingQrProvider } from '../qr'
 import { fetchJson, postJson } from './fetch-json'
 import { createPendingScene, pollAuthorized, useSession } from './flow'
+import { describeConfirmRoutes } from './confirm-suite'
 import { describePurchaseRoutes } from './purchase-suite'
 import { describeWaitingRoutes } from './waiting-suite'
 
@@ -218,4 +219,5 @@ export function describeHttpRoutes(framework: string, host: HttpRoutesHost, opti
 
   describeWaitingRoutes(framework, host)
   describePurchaseRoutes(framework, host)
+  describeConfirmRoutes(framework, host)
 }

@@ -9,7 +9,7 @@ import type { ContractContext } from '../context'
 const T0 = Date.parse('2026-01-01T00:00:00.000Z')
 
 function scene(sceneStr: string): Omit<SceneRecord, 'id'> {
-  return { sceneStr, deviceId: 'dev', status: 'pending', userId: null, createdAt: T0, expiresAt: T0 + 300_000, authorizedAt: null, version: 1 }
+  return { sceneStr, deviceId: 'dev', status: 'pending', userId: null, createdAt: T0, expiresAt: T0 + 300_000, authorizedAt: null, requestedFrom: null, pollSecretHash: null, confirmation: null, version: 1 }
 }
 
 function user(openid: string) {
