@@ -26,7 +26,12 @@
 /** The SQLSTATE the functions raise for a change set that breaks the Store contract. */
 export const INVALID_CHANGE_SET_SQLSTATE = 'SA422'
 
-/** `CREATE FUNCTION` statements for the quoted schema `s`. */
+/**
+ * The functions as migration 1 created them, for the quoted schema `s`: the two reference helpers and
+ * `scanauth_commit` writing the scene columns of that version. Migration 1 is released, so this text
+ * never changes (schema.ts); later scene columns come with {@link commitFunctionV3Sql}, which replaces
+ * `scanauth_commit` in migration 3.
+ */
 export function commitFunctionSql(s: string): string {
   const bad = INVALID_CHANGE_SET_SQLSTATE
   return `
@@ -56,7 +61,25 @@ export function commitFunctionSql(s: string): string {
     END
     $fn$;
 
-    CREATE FUNCTION ${s}.scanauth_commit(changes jsonb) RETURNS jsonb
+${commitFunction(s, 'CREATE FUNCTION', sceneWritesV1(s))}
+  `
+}
+
+/**
+ * `scanauth_commit` as migration 3 replaces it (`CREATE OR REPLACE`, the same signature, so callers and
+ * grants are kept): the same checks and writes, and the scene columns of confirm on the phone
+ * (docs/behaviour.md B-confirm-1, B-confirm-2, B-confirm-5, B-confirm-7) and of the poll secret (B-secret-1).
+ */
+export function commitFunctionV3Sql(s: string): string {
+  return `
+${commitFunction(s, 'CREATE OR REPLACE FUNCTION', sceneWritesV3(s))}
+  `
+}
+
+/** `scanauth_commit` with `sceneWrites` as the body of its scene write (`IF sc IS NOT NULL THEN … END IF;`). */
+function commitFunction(s: string, create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION', sceneWrites: string): string {
+  const bad = INVALID_CHANGE_SET_SQLSTATE
+  return `    ${create} ${s}.scanauth_commit(changes jsonb) RETURNS jsonb
     LANGUAGE plpgsql AS $fn$
     DECLARE
       sc jsonb := changes -> 'scene';
@@ -140,18 +163,7 @@ export function commitFunctionSql(s: string): string {
 
       -- The scene (its notification is sent by the store after the commit: scene-notifier.ts).
       IF sc IS NOT NULL THEN
-        IF sc ->> 'op' = 'insert' THEN
-          INSERT INTO ${s}.scanauth_scenes (scene_str, device_id, status, user_id, created_at, expires_at, authorized_at, version)
-          VALUES (draft ->> 'sceneStr', draft ->> 'deviceId', draft ->> 'status', (draft ->> 'userId')::bigint,
-            (draft ->> 'createdAt')::float8, (draft ->> 'expiresAt')::float8, (draft ->> 'authorizedAt')::float8, (draft ->> 'version')::bigint)
-          RETURNING id INTO new_scene_id;
-        ELSE
-          UPDATE ${s}.scanauth_scenes SET scene_str = draft ->> 'sceneStr', device_id = draft ->> 'deviceId', status = draft ->> 'status',
-            user_id = CASE WHEN draft ->> 'userId' IS NULL THEN NULL ELSE ${s}.scanauth_user_ref(draft -> 'userId', new_user_id) END,
-            created_at = (draft ->> 'createdAt')::float8, expires_at = (draft ->> 'expiresAt')::float8,
-            authorized_at = (draft ->> 'authorizedAt')::float8, version = (draft ->> 'version')::bigint
-          WHERE id = (draft ->> 'id')::bigint;
-        END IF;
+${sceneWrites}
       END IF;
 
       IF se IS NOT NULL THEN
@@ -178,6 +190,58 @@ export function commitFunctionSql(s: string): string {
       RETURN jsonb_build_object('ok', true, 'ids', jsonb_build_object(
         'sceneId', new_scene_id, 'userId', new_user_id, 'sessionId', new_session_id, 'authorizationIds', to_jsonb(inserted)));
     END
-    $fn$;
-  `
+    $fn$;`
+}
+
+/** The scene's insert or update as migration 1 wrote it: the columns of that version only. */
+function sceneWritesV1(s: string): string {
+  return `        IF sc ->> 'op' = 'insert' THEN
+          INSERT INTO ${s}.scanauth_scenes (scene_str, device_id, status, user_id, created_at, expires_at, authorized_at, version)
+          VALUES (draft ->> 'sceneStr', draft ->> 'deviceId', draft ->> 'status', (draft ->> 'userId')::bigint,
+            (draft ->> 'createdAt')::float8, (draft ->> 'expiresAt')::float8, (draft ->> 'authorizedAt')::float8, (draft ->> 'version')::bigint)
+          RETURNING id INTO new_scene_id;
+        ELSE
+          UPDATE ${s}.scanauth_scenes SET scene_str = draft ->> 'sceneStr', device_id = draft ->> 'deviceId', status = draft ->> 'status',
+            user_id = CASE WHEN draft ->> 'userId' IS NULL THEN NULL ELSE ${s}.scanauth_user_ref(draft -> 'userId', new_user_id) END,
+            created_at = (draft ->> 'createdAt')::float8, expires_at = (draft ->> 'expiresAt')::float8,
+            authorized_at = (draft ->> 'authorizedAt')::float8, version = (draft ->> 'version')::bigint
+          WHERE id = (draft ->> 'id')::bigint;
+        END IF;`
+}
+
+/**
+ * The scene's insert or update from migration 3 on: every column of the record. The confirmation
+ * is four columns (schema.ts, migration 3), read with `#>>` paths that give NULL when the draft's
+ * `confirmation` is JSON null; `confirm_ticket_hash` is thereby set whenever the scene is written
+ * with a confirmation, which is what the ticket lookup searches (B-confirm-2, B-confirm-4).
+ *
+ * A draft without the new keys comes from a process of the previous release, still running while
+ * the fleet is upgraded (docs/postgres.md, "Migrations"): its JSON has no `requestedFrom`,
+ * `pollSecretHash` or `confirmation` at all, where this release always sends them, null included.
+ * An insert stores NULL for them, as on the rows older than the columns; an update keeps what is
+ * stored (`CASE WHEN draft ? key`), so that an old process authorizing a scene a new one created
+ * does not erase its poll secret digest and hand the session token to anyone polling (B-secret-2).
+ */
+function sceneWritesV3(s: string): string {
+  return `        IF sc ->> 'op' = 'insert' THEN
+          INSERT INTO ${s}.scanauth_scenes (scene_str, device_id, status, user_id, created_at, expires_at, authorized_at, version,
+            requested_from, poll_secret_hash, confirm_scanned_by, confirm_scanned_at, confirm_ticket_hash, confirm_csrf_hash)
+          VALUES (draft ->> 'sceneStr', draft ->> 'deviceId', draft ->> 'status', (draft ->> 'userId')::bigint,
+            (draft ->> 'createdAt')::float8, (draft ->> 'expiresAt')::float8, (draft ->> 'authorizedAt')::float8, (draft ->> 'version')::bigint,
+            draft ->> 'requestedFrom', draft ->> 'pollSecretHash', draft #>> '{confirmation,scannedBy}',
+            (draft #>> '{confirmation,scannedAt}')::float8, draft #>> '{confirmation,ticketHash}', draft #>> '{confirmation,csrfHash}')
+          RETURNING id INTO new_scene_id;
+        ELSE
+          UPDATE ${s}.scanauth_scenes SET scene_str = draft ->> 'sceneStr', device_id = draft ->> 'deviceId', status = draft ->> 'status',
+            user_id = CASE WHEN draft ->> 'userId' IS NULL THEN NULL ELSE ${s}.scanauth_user_ref(draft -> 'userId', new_user_id) END,
+            created_at = (draft ->> 'createdAt')::float8, expires_at = (draft ->> 'expiresAt')::float8,
+            authorized_at = (draft ->> 'authorizedAt')::float8, version = (draft ->> 'version')::bigint,
+            requested_from = CASE WHEN draft ? 'requestedFrom' THEN draft ->> 'requestedFrom' ELSE requested_from END,
+            poll_secret_hash = CASE WHEN draft ? 'pollSecretHash' THEN draft ->> 'pollSecretHash' ELSE poll_secret_hash END,
+            confirm_scanned_by = CASE WHEN draft ? 'confirmation' THEN draft #>> '{confirmation,scannedBy}' ELSE confirm_scanned_by END,
+            confirm_scanned_at = CASE WHEN draft ? 'confirmation' THEN (draft #>> '{confirmation,scannedAt}')::float8 ELSE confirm_scanned_at END,
+            confirm_ticket_hash = CASE WHEN draft ? 'confirmation' THEN draft #>> '{confirmation,ticketHash}' ELSE confirm_ticket_hash END,
+            confirm_csrf_hash = CASE WHEN draft ? 'confirmation' THEN draft #>> '{confirmation,csrfHash}' ELSE confirm_csrf_hash END
+          WHERE id = (draft ->> 'id')::bigint;
+        END IF;`
 }

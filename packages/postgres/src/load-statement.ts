@@ -2,8 +2,10 @@
  * The one statement of a load. `Store.load` answers in one round trip: every part the query asks
  * for is a scalar subquery returning its record as a JSON array (or null), all in one SELECT of one
  * row. Parts not asked for are left out of the statement, so a pending poll (`{ sceneStr }` alone)
- * is a single index lookup on `scanauth_scenes_scene_str_key`. There are few combinations, so each
- * gets a named prepared statement (parsed and planned once per pooled connection).
+ * is a single index lookup on `scanauth_scenes_scene_str_key`, and a confirm link's scene
+ * (`{ confirmTicketHash }`, B-confirm-2) one on `scanauth_scenes_by_confirm_ticket_hash`. There are
+ * few combinations, so each gets a named prepared statement (parsed and planned once per pooled
+ * connection).
  *
  * @module
  */
@@ -56,8 +58,10 @@ export class LoadStatements {
   statementFor(query: LoadQuery): LoadStatement | null {
     const ofSession = query.userOfSession === true && query.sessionToken !== undefined
     const userKey = query.userId !== undefined ? 'id' : query.openid !== undefined ? 'openid' : ofSession ? 'session' : null
+    // The scene by its confirm ticket or by sceneStr, never both: the ticket first, as in MemoryStore.
+    const byTicket = query.confirmTicketHash !== undefined
     const mask =
-      (query.sceneStr !== undefined ? 1 : 0) |
+      (query.sceneStr !== undefined && !byTicket ? 1 : 0) |
       (userKey === 'id' ? 2 : 0) |
       (userKey === 'openid' ? 4 : 0) |
       (userKey !== null && query.wholeQueue === true ? 8 : 0) |
@@ -65,7 +69,8 @@ export class LoadStatements {
       (query.latestSessionOfScene !== undefined ? 32 : 0) |
       (query.idempotencyKey !== undefined ? 64 : 0) |
       (query.authorizationId !== undefined ? 128 : 0) |
-      (userKey === 'session' ? 256 : 0)
+      (userKey === 'session' ? 256 : 0) |
+      (byTicket ? 512 : 0)
     if (mask === 0) return null
     let built = this.texts.get(mask)
     if (built === undefined) {
@@ -74,6 +79,7 @@ export class LoadStatements {
     }
     const values: unknown[] = []
     if (mask & 1) values.push(query.sceneStr)
+    if (mask & 512) values.push(query.confirmTicketHash)
     if (userKey !== null) values.push(userKey === 'id' ? query.userId : userKey === 'openid' ? query.openid : query.sessionToken)
     if (mask & 16) values.push(query.sessionToken)
     if (mask & 32) values.push(query.latestSessionOfScene)
@@ -92,6 +98,7 @@ export class LoadStatements {
     }
     const next = () => `$${columns.length + 1}`
     if (mask & 1) add('scene', `SELECT json_build_array(${sceneColumns('x')}) FROM ${s}.scanauth_scenes x WHERE x.scene_str = ${next()}`)
+    if (mask & 512) add('scene', `SELECT json_build_array(${sceneColumns('x')}) FROM ${s}.scanauth_scenes x WHERE x.confirm_ticket_hash = ${next()}`)
     if (mask & 262) {
       // The session's user (B-load-2): found through the session by its token, in the same statement.
       const where =

@@ -31,16 +31,51 @@ export const NUMBERS: QueryConfig['types'] = {
     oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format ?? 'text')) as NonNullable<QueryConfig['types']>['getTypeParser'],
 }
 
-/** Scene columns of table alias `x`, in the order of {@link SceneRow}. */
+/**
+ * Scene columns of table alias `x`, in the order of {@link SceneRow}. The columns of migration 3 come
+ * after `version`: the masked client address (B-confirm-5), the poll secret's digest (B-secret-1),
+ * and the confirmation as four columns (B-confirm-1), all NULL on rows written before it.
+ */
 export const sceneColumns = (x: string) =>
-  `${x}.id, ${x}.scene_str, ${x}.device_id, ${x}.status, ${x}.user_id, ${x}.created_at, ${x}.expires_at, ${x}.authorized_at, ${x}.version`
+  `${x}.id, ${x}.scene_str, ${x}.device_id, ${x}.status, ${x}.user_id, ${x}.created_at, ${x}.expires_at, ${x}.authorized_at, ${x}.version, ` +
+  `${x}.requested_from, ${x}.poll_secret_hash, ${x}.confirm_scanned_by, ${x}.confirm_scanned_at, ${x}.confirm_ticket_hash, ${x}.confirm_csrf_hash`
 
 /** A scene as a JSON array. */
-export type SceneRow = [number, string, string, SceneStatus, number | null, number, number, number | null, number]
+export type SceneRow = [
+  id: number,
+  sceneStr: string,
+  deviceId: string,
+  status: SceneStatus,
+  userId: number | null,
+  createdAt: number,
+  expiresAt: number,
+  authorizedAt: number | null,
+  version: number,
+  requestedFrom: string | null,
+  pollSecretHash: string | null,
+  confirmScannedBy: string | null,
+  confirmScannedAt: number | null,
+  confirmTicketHash: string | null,
+  confirmCsrfHash: string | null,
+]
 
 /** The record of a scene row. */
 export function toScene(r: SceneRow): SceneRecord {
-  return { id: r[0], sceneStr: r[1], deviceId: r[2], status: r[3], userId: r[4], createdAt: r[5], expiresAt: r[6], authorizedAt: r[7], version: r[8] }
+  return {
+    id: r[0],
+    sceneStr: r[1],
+    deviceId: r[2],
+    status: r[3],
+    userId: r[4],
+    createdAt: r[5],
+    expiresAt: r[6],
+    authorizedAt: r[7],
+    requestedFrom: r[9],
+    pollSecretHash: r[10],
+    // scanauth_scenes_confirmation_check keeps the four columns whole: with a ticket digest, scanned_by and scanned_at are set.
+    confirmation: r[13] === null ? null : { scannedBy: r[11] as string, scannedAt: r[12] as number, ticketHash: r[13], csrfHash: r[14] },
+    version: r[8],
+  }
 }
 
 /** Session columns of alias `x`, in the order of {@link SessionRow}. */

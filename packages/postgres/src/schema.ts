@@ -17,7 +17,7 @@
  * @module
  */
 import type { Pool, PoolClient } from 'pg'
-import { commitFunctionSql } from './commit-function'
+import { commitFunctionSql, commitFunctionV3Sql } from './commit-function'
 import { PostgresStoreError } from './errors'
 
 /** One step of the schema's history. */
@@ -179,6 +179,48 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX scanauth_orders_open ON ${s}.scanauth_orders (status, created_at, out_trade_no);
       CREATE INDEX scanauth_orders_by_user ON ${s}.scanauth_orders (user_id, status, created_at, out_trade_no);
       CREATE INDEX scanauth_orders_by_scene ON ${s}.scanauth_orders (scene_str, status, created_at, out_trade_no);
+    `,
+  },
+  {
+    version: 3,
+    name: 'confirm on the phone: scene statuses scanned and denied, requested_from, poll_secret_hash, confirmation columns',
+    // The scene fields of confirm on the phone (docs/behaviour.md B-confirm-1…12) and of the poll
+    // secret (B-secret-1…4). Every column is nullable without a default, so adding it rewrites no
+    // row; rows written before read back with the new fields null.
+    // - The status CHECK of migration 1 (named by PostgreSQL after table and column) is replaced to
+    //   take `denied`; re-adding it checks the rows already there, which all pass the narrower one.
+    // - requested_from (B-confirm-5) and poll_secret_hash (B-secret-1): one column each.
+    // - The confirmation (B-confirm-1) is four columns, not jsonb: it has one fixed shape, kept whole
+    //   by scanauth_scenes_confirmation_check, and confirm_ticket_hash is then both a part of the
+    //   record and the column the ticket lookup searches (B-confirm-2, B-confirm-4;
+    //   LoadQuery.confirmTicketHash). COLLATE "C" like every string looked up by equality.
+    // - scanauth_scenes_by_confirm_ticket_hash is UNIQUE (a ticket names one scene) and partial: most
+    //   scenes never get a confirmation, and their NULLs stay out of it. The planner uses it for
+    //   `confirm_ticket_hash = $1`, which implies the index's predicate (a strict operator is never
+    //   true on NULL; https://www.postgresql.org/docs/current/indexes-partial.html).
+    // - scanauth_commit is replaced to write the new columns (commit-function.ts); the released text
+    //   of migration 1 stays as it was. Processes of the previous release keep working on the
+    //   schema while the fleet is upgraded: their loads name only the old columns, and the new
+    //   function keeps the new columns of a scene they update (their drafts lack the keys). Only
+    //   `confirm: 'link'` and `requirePollSecret` must wait until every process runs this release:
+    //   the old ones know neither `scanned` nor `denied` nor the poll secret.
+    sql: (s) => `
+      ALTER TABLE ${s}.scanauth_scenes
+        DROP CONSTRAINT scanauth_scenes_status_check,
+        ADD CONSTRAINT scanauth_scenes_status_check CHECK (status IN ('pending', 'scanned', 'authorized', 'expired', 'denied')),
+        ADD COLUMN requested_from text,
+        ADD COLUMN poll_secret_hash text,
+        ADD COLUMN confirm_scanned_by text,
+        ADD COLUMN confirm_scanned_at double precision,
+        ADD COLUMN confirm_ticket_hash text COLLATE "C",
+        ADD COLUMN confirm_csrf_hash text,
+        ADD CONSTRAINT scanauth_scenes_confirmation_check CHECK (
+          (confirm_ticket_hash IS NULL AND confirm_scanned_by IS NULL AND confirm_scanned_at IS NULL AND confirm_csrf_hash IS NULL)
+          OR (confirm_ticket_hash IS NOT NULL AND confirm_scanned_by IS NOT NULL AND confirm_scanned_at IS NOT NULL));
+      CREATE UNIQUE INDEX scanauth_scenes_by_confirm_ticket_hash ON ${s}.scanauth_scenes (confirm_ticket_hash)
+        WHERE confirm_ticket_hash IS NOT NULL;
+
+      ${commitFunctionV3Sql(s)}
     `,
   },
 ]

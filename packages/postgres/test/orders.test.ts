@@ -6,8 +6,9 @@
 // Store contract's order cases: testkit.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { StoreSnapshot } from '@scanauth/testkit'
-import { PostgresStore } from '@scanauth/postgres'
+import { PostgresStore, SCHEMA_VERSION } from '@scanauth/postgres'
 import { dropSchema, freshSchemaName, openPool } from './support/database'
+import { writeSchemaUpTo } from './support/old-schema'
 
 type OrderRecord = NonNullable<StoreSnapshot['orders']>[number]
 
@@ -196,10 +197,12 @@ describe('PostgresStore orders', () => {
   })
 
   it('upgrades a schema at version 1 to 2: the orders table added, everything else kept', async () => {
-    await store.commit({ user: { op: 'insert', user: { openid: 'o-1', createdAt: T0, lastSeenAt: T0, hasClaimedFree: false, version: 1 }, insertAuthorizations: [] } })
-    await query(`DROP TABLE "${schema}".scanauth_orders; DELETE FROM "${schema}".scanauth_schema_migrations WHERE version = 2`)
+    // The schema as the release at version 1 left it (no orders table, nor any later step), with a user.
+    await dropSchema(pool, schema)
+    await writeSchemaUpTo(pool, schema, 1)
+    await query(`INSERT INTO "${schema}".scanauth_users (openid, created_at, last_seen_at, has_claimed_free, version) VALUES ('o-1', $1, $1, false, 1)`, [T0])
     const upgraded = new PostgresStore({ pool, schema })
-    expect(await upgraded.migrate()).toEqual({ from: 1, to: 2 })
+    expect(await upgraded.migrate()).toEqual({ from: 1, to: SCHEMA_VERSION })
     expect((await upgraded.load({ openid: 'o-1' })).user?.user.openid).toBe('o-1')
     const o = order('SA00000000000000000000000001')
     expect(await upgraded.saveOrder({ op: 'insert', order: o })).toBe(true)

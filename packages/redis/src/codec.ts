@@ -11,7 +11,7 @@
  *
  * | record        | value                                                                                   |
  * |---------------|-----------------------------------------------------------------------------------------|
- * | scene         | `version\|id\|userId\|status\|createdAt\|expiresAt\|authorizedAt\|deviceId`              |
+ * | scene         | `version\|id\|userId\|status\|createdAt\|expiresAt\|authorizedAt\|deviceId` (compact form; `codec-scenes.ts`) |
  * | user          | `version\|createdAt\|lastSeenAt\|hasClaimedFree(0/1)\|openid`                            |
  * | authorization | `userId\|status\|type\|startAt\|endAt\|remainingPoints\|totalPoints\|createdAt\|updatedAt\|source` |
  * | session       | `id\|userId\|sceneId\|createdAt\|expiresAt\|deviceId`                                    |
@@ -19,7 +19,8 @@
  * The version comes first in scenes and users because the commit script compares it (it reads the
  * field before the first `|`); the script also fills in ids and user ids, so those come before the
  * part built here (the "tail"). An authorization's id is its field name in the `<p>a` hash.
- * Ledger entries and idempotency records are in `codec-entitlements.ts`.
+ * Scenes, which also have an extended form for the confirm-on-the-phone fields, are in
+ * `codec-scenes.ts`; ledger entries and idempotency records in `codec-entitlements.ts`.
  *
  * @module
  */
@@ -29,8 +30,6 @@ import {
   type AuthorizationStatus,
   type AuthorizationType,
   type NewAuthorization,
-  type SceneRecord,
-  type SceneStatus,
   type SessionRecord,
   type UserRecord,
 } from '@scanauth/core'
@@ -39,13 +38,11 @@ import { RedisStoreError } from './errors'
 /** The field separator. */
 export const SEP = '|'
 
-const SCENE_STATUS = { pending: 'p', scanned: 'c', authorized: 'a', expired: 'e' } as const satisfies Record<SceneStatus, string>
 const AUTH_STATUS = { pending: 'p', active: 'a', expired: 'e', exhausted: 'x', revoked: 'r' } as const satisfies Record<AuthorizationStatus, string>
 const AUTH_TYPE = { time: 't', points: 'p' } as const satisfies Record<AuthorizationType, string>
 
 const invert = <K extends string>(map: Record<K, string>): Map<string, K> =>
   new Map(Object.entries(map).map(([k, v]) => [v as string, k as K]))
-const SCENE_STATUS_OF = invert(SCENE_STATUS)
 const AUTH_STATUS_OF = invert(AUTH_STATUS)
 const AUTH_TYPE_OF = invert(AUTH_TYPE)
 
@@ -55,41 +52,6 @@ const AUTH_TYPE_OF = invert(AUTH_TYPE)
  */
 export function malformed(kind: string, value: string): RedisStoreError {
   return new RedisStoreError('malformed_record', `malformed ${kind} record ${JSON.stringify(value.slice(0, 80))}`)
-}
-
-// ---- scenes -------------------------------------------------------------------------------------
-
-/** The scene fields after `version|id|userId` (the commit script writes those three). */
-export function sceneTail(scene: Pick<SceneRecord, 'status' | 'createdAt' | 'expiresAt' | 'authorizedAt' | 'deviceId'>): string {
-  return [SCENE_STATUS[scene.status], num(scene.createdAt), num(scene.expiresAt), optNum(scene.authorizedAt), scene.deviceId].join(SEP)
-}
-
-/** A whole scene value (what the commit script stores once it knows the ids). */
-export function encodeScene(scene: SceneRecord): string {
-  return [num(scene.version), num(scene.id), optNum(scene.userId), sceneTail(scene)].join(SEP)
-}
-
-/** A scene from its stored value. The hottest decode of all (every pending poll): kept lean. */
-export function decodeScene(sceneStr: string, value: string): SceneRecord {
-  const f = fields(value, 8, 'scene')
-  const status = SCENE_STATUS_OF.get(f[3] as string)
-  const scene: SceneRecord = {
-    id: Number(f[1]),
-    sceneStr,
-    deviceId: f[7] as string,
-    status: status as SceneStatus,
-    userId: f[2] === '' ? null : Number(f[2]),
-    createdAt: Number(f[4]),
-    expiresAt: Number(f[5]),
-    authorizedAt: f[6] === '' ? null : Number(f[6]),
-    version: Number(f[0]),
-  }
-  // One check for every number (NaN and Infinity poison the sum), and for the required fields.
-  const sum = scene.id + scene.createdAt + scene.expiresAt + scene.version + (scene.userId ?? 0) + (scene.authorizedAt ?? 0)
-  if (status === undefined || !Number.isFinite(sum) || f[0] === '' || f[1] === '' || f[4] === '' || f[5] === '') {
-    throw malformed('scene', value)
-  }
-  return scene
 }
 
 // ---- users --------------------------------------------------------------------------------------
@@ -209,7 +171,14 @@ export function optNum(n: number | null): string {
  * fully (fast, native) and join the tail back when it held separators.
  */
 export function fields(value: string, count: number, kind: string): string[] {
-  const parts = value.split(SEP)
+  return splitFields(value.split(SEP), count, kind, value)
+}
+
+/**
+ * {@link fields} for a value already split at every separator (`parts`, changed in place): a
+ * decoder that must look at a field before it knows the count (a scene's form) splits only once.
+ */
+export function splitFields(parts: string[], count: number, kind: string, value: string): string[] {
   if (parts.length < count) throw malformed(kind, value)
   if (parts.length > count) parts.push(parts.splice(count - 1).join(SEP))
   return parts

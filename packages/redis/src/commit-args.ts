@@ -7,8 +7,19 @@
  *
  * @module
  */
-import { NEW_USER, sceneNeededUntil, type AssignedIds, type AuthorizationRef, type ChangeSet, type CommitResult, type NewAuthorization, type UserRef } from '@scanauth/core'
-import { authorizationIndex, authorizationTail, encodeUser, num, sceneTail, sessionTail } from './codec'
+import {
+  NEW_USER,
+  sceneNeededUntil,
+  type AssignedIds,
+  type AuthorizationRef,
+  type ChangeSet,
+  type CommitResult,
+  type NewAuthorization,
+  type SceneRecord,
+  type UserRef,
+} from '@scanauth/core'
+import { authorizationIndex, authorizationTail, encodeUser, num, sessionTail } from './codec'
+import { sceneTail } from './codec-scenes'
 import { idempotencyTail, ledgerTail } from './codec-entitlements'
 import { describeReply, RedisStoreError } from './errors'
 import { KEEP_TTL, relativeTtl } from './expiry'
@@ -30,16 +41,19 @@ export function commitArgs(changes: ChangeSet, ctx: CommitArgsContext): string[]
   const args = [ctx.prefix, ctx.receiptId, num(ctx.receiptTtlMs)]
 
   // Only the parts the change set has, each behind its tag ('s', 'u', 't', 'l', 'i').
+  // Each scene section ends with the confirm ticket's digest ('' = no confirmation): the script
+  // files the scene under it (`<p>ct:`, B-confirm-6) without decoding the tail.
   if (scene?.op === 'insert') {
     const s = scene.scene
-    args.push('s', 'i', s.sceneStr, '', num(s.version), '', userRef(s.userId, insertsUser), sceneTail(s), relativeTtl(s.expiresAt, s.createdAt, ctx.graceMs))
+    const ttl = relativeTtl(s.expiresAt, s.createdAt, ctx.graceMs)
+    args.push('s', 'i', s.sceneStr, '', num(s.version), '', userRef(s.userId, insertsUser), sceneTail(s), ttl, ticketOf(s))
   } else if (scene?.op === 'update') {
     const s = scene.scene
     // A scene written with its session is needed as long as that session lives (core's retention
     // rule, docs/behaviour.md D-retention); any other update (expiry, a status change) keeps the
     // deadline it has.
     const ttl = session ? relativeTtl(sceneNeededUntil(s, session), session.createdAt, ctx.graceMs) : KEEP_TTL
-    args.push('s', 'u', s.sceneStr, num(scene.expectedVersion), num(s.version), num(s.id), userRef(s.userId, insertsUser), sceneTail(s), ttl)
+    args.push('s', 'u', s.sceneStr, num(scene.expectedVersion), num(s.version), num(s.id), userRef(s.userId, insertsUser), sceneTail(s), ttl, ticketOf(s))
   }
 
   if (user !== undefined) {
@@ -84,6 +98,16 @@ export function commitArgs(changes: ChangeSet, ctx: CommitArgsContext): string[]
     args.push('i', idempotency.key, ref, idempotencyTail(idempotency))
   }
   return args
+}
+
+/**
+ * The confirm ticket digest a scene is filed under, '' for none. An empty digest would be read as
+ * "none" and leave the scene out of the index, so it is refused before anything is sent.
+ */
+function ticketOf(scene: Pick<SceneRecord, 'confirmation'>): string {
+  if (scene.confirmation === null) return ''
+  if (scene.confirmation.ticketHash === '') throw new RedisStoreError('invalid_change_set', 'a scene confirmation with an empty ticketHash')
+  return scene.confirmation.ticketHash
 }
 
 /**

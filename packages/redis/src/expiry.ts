@@ -9,6 +9,8 @@
  * What expires (see `docs/redis.md`):
  * - a pending scene: its lifetime plus the grace, so a late poll still answers `expired`;
  * - an authorized scene: as long as its session plus the grace, so polls keep answering `authorized`;
+ * - a scene's confirm-ticket index key (`<p>ct:`): exactly when its scene does, whatever the
+ *   scene's status (the commit script copies the scene key's expiry, `scripts/commit.ts`);
  * - a session and its scene's latest-session pointer: the session lifetime plus the grace;
  * - users and authorizations: never;
  * - a counter: `expiresAt − now` of the increment that started it, without grace (the script

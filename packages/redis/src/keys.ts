@@ -6,7 +6,8 @@
  * | key                       | type   | contents                                              |
  * |---------------------------|--------|-------------------------------------------------------|
  * | `<p>seq`                  | hash   | last id per kind: `s` scene, `u` user, `a` authorization, `t` session, `l` ledger entry; `layout` = {@link LAYOUT_VERSION} |
- * | `<p>s:<sceneStr>`         | string | a scene (`codec.ts`)                                  |
+ * | `<p>s:<sceneStr>`         | string | a scene (`codec-scenes.ts`)                           |
+ * | `<p>ct:<ticketHash>`      | string | the sceneStr of the scene whose `confirmation.ticketHash` this is; same expiry as that scene |
  * | `<p>u:<userId>`           | string | a user                                                |
  * | `<p>o:<openid>`           | string | the id of the user with this openid                   |
  * | `<p>a`                    | hash   | every authorization, whatever its status: id → `userId\|record` |
@@ -96,6 +97,18 @@ export class Keys {
   /** A scene, by its scene_str. */
   scene(sceneStr: string): string {
     return `${this.prefix}s:${sceneStr}`
+  }
+
+  /**
+   * The confirm-ticket index (docs/behaviour.md B-confirm-6): the sceneStr of the scene whose
+   * `confirmation.ticketHash` is `ticketHash`. The commit script writes it with every write of a
+   * scene that has a confirmation, with the scene's own expiry (`PEXPIRETIME` → `PXAT`), so it
+   * lives exactly as long as the scene and a decided scene's ticket still finds it ("already
+   * used") until Redis frees both. Like a counter key, a `{` or `}` in the digest cannot move it
+   * out of the prefix's hash slot.
+   */
+  confirmTicket(ticketHash: string): string {
+    return `${this.prefix}ct:${ticketHash}`
   }
 
   /** A user record, by id. */

@@ -1,13 +1,15 @@
 /**
  * How a {@link LoadQuery} is read, in one round trip either way: the parts that are plain string
  * keys (a scene, a session, an idempotency record) with one GET or MGET, one authorization by id
- * with one HGET, and anything else (a user, a session's user, a scene's latest session, a mix) with the load script
- * (`scripts/load.ts`). A device's poll, the hottest read of all, is one GET.
+ * with one HGET, and anything else (a user, a session's user, a scene's latest session, a scene by
+ * its confirm ticket, a mix) with the load script (`scripts/load.ts`). A device's poll, the
+ * hottest read of all, is one GET.
  *
  * @module
  */
-import type { LoadQuery, LoadResult } from '@scanauth/core'
-import { decodeAuthorization, decodeAuthorizationList, decodeScene, decodeSession, decodeUser } from './codec'
+import type { LoadQuery, LoadResult, SceneRecord } from '@scanauth/core'
+import { decodeAuthorization, decodeAuthorizationList, decodeSession, decodeUser } from './codec'
+import { decodeScene } from './codec-scenes'
 import { decodeIdempotency } from './codec-entitlements'
 import { describeReply, RedisStoreError } from './errors'
 import type { Keys } from './keys'
@@ -34,6 +36,8 @@ export type LoadPlan =
 /** Chooses the cheapest way to read `query` (see the module comment). */
 export function planLoad(query: LoadQuery, keys: Keys): LoadPlan {
   if (query.userId !== undefined || query.openid !== undefined || query.latestSessionOfScene !== undefined) return { kind: 'script' }
+  // The ticket index names the scene, which the script then reads: still one round trip (B-confirm-6).
+  if (query.confirmTicketHash !== undefined) return { kind: 'script' }
   // The session's user is found through the session inside the script (B-load-2).
   if (query.userOfSession === true && query.sessionToken !== undefined) return { kind: 'script' }
   if (query.authorizationId !== undefined) {
@@ -76,6 +80,9 @@ export function loadArgs(query: LoadQuery, prefix: string): string[] {
   if (ofSession && (query.userId !== undefined || query.openid !== undefined)) {
     throw new RedisStoreError('invalid_query', 'load takes userOfSession or userId or openid, not two of them')
   }
+  if (query.sceneStr !== undefined && query.confirmTicketHash !== undefined) {
+    throw new RedisStoreError('invalid_query', 'load takes sceneStr or confirmTicketHash, not both')
+  }
   const optional = (value: string | number | undefined) => (value === undefined ? '' : String(value))
   return [
     prefix,
@@ -88,13 +95,14 @@ export function loadArgs(query: LoadQuery, prefix: string): string[] {
     optional(query.idempotencyKey),
     optional(query.authorizationId),
     ofSession ? '1' : '',
+    optional(query.confirmTicketHash),
   ]
 }
 
 /** Decodes the load script's reply (see `scripts/load.ts` for its shape). */
 export function decodeLoadReply(query: LoadQuery, reply: unknown): LoadResult {
-  if (!Array.isArray(reply) || reply.length !== 9) throw new RedisStoreError('unexpected_reply', `unexpected load reply ${describeReply(reply)}`)
-  const [scene, userId, user, authorizations, session, latestToken, latest, idempotency, authorization] = reply as [
+  if (!Array.isArray(reply) || reply.length !== 10) throw new RedisStoreError('unexpected_reply', `unexpected load reply ${describeReply(reply)}`)
+  const [scene, userId, user, authorizations, session, latestToken, latest, idempotency, authorization, sceneStr] = reply as [
     string | null,
     string | null,
     string | null,
@@ -104,14 +112,27 @@ export function decodeLoadReply(query: LoadQuery, reply: unknown): LoadResult {
     string | null,
     string | null,
     string | null,
+    string | null,
   ]
   const id = userId === null ? null : Number(userId)
   return {
-    scene: scene === null || query.sceneStr === undefined ? null : decodeScene(query.sceneStr, scene),
+    scene: scene === null || sceneStr === null ? null : sceneOf(query, sceneStr, scene),
     user: user === null || id === null ? null : { user: decodeUser(id, user), authorizations: decodeAuthorizationList(authorizations) },
     session: session === null || query.sessionToken === undefined ? null : decodeSession(query.sessionToken, session),
     latestSession: latest === null || latestToken === null ? null : decodeSession(latestToken, latest),
     idempotency: idempotency === null || query.idempotencyKey === undefined ? null : decodeIdempotency(query.idempotencyKey, idempotency),
     authorization: authorization === null || query.authorizationId === undefined ? null : decodeAuthorization(query.authorizationId, authorization),
   }
+}
+
+/**
+ * The scene of a load script reply. Found by its confirm ticket, it must carry that ticket: the
+ * index key is written with the scene and never outlives it, and a ticketHash never changes once
+ * set (core's rule), so this only guards against a scene rewritten without its confirmation,
+ * which the index would otherwise still name (B-confirm-6: an unknown ticket finds nothing).
+ */
+function sceneOf(query: LoadQuery, sceneStr: string, value: string): SceneRecord | null {
+  const scene = decodeScene(sceneStr, value)
+  if (query.confirmTicketHash === undefined || scene.confirmation?.ticketHash === query.confirmTicketHash) return scene
+  return null
 }

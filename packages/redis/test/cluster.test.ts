@@ -2,9 +2,10 @@
  * RedisStore on a real three-master Redis Cluster, started on free loopback ports (7101 and up)
  * before the tests and shut down after them: the whole Store contract suite, then what is
  * particular to a Cluster (one slot per prefix, scripts reaching keys they build themselves,
- * NOSCRIPT on the slot's master, prefixes with different tags on different masters, counters and
- * orders in the prefix's slot, change notification through another client and another process).
+ * NOSCRIPT on the slot's master, prefixes with different tags on different masters, counters,
+ * orders and the confirm-ticket index in the prefix's slot, change notification through another client and another process).
  */
+import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Cluster } from 'ioredis'
 import { createScanAuth } from '@scanauth/core'
@@ -125,6 +126,32 @@ describe('RedisStore on a Redis Cluster', () => {
         const slots = new Set(await Promise.all([store.keys.seq, ...keys].map((k) => client.cluster('KEYSLOT', k))))
         expect(slots.size).toBe(1)
         expect((await dumpRecords(client, prefix)).orders).toStrictEqual([{ ...first, status: 'paid', version: 2 }, second])
+      })
+    } finally {
+      await other.quit()
+    }
+  })
+
+  it("keeps the confirm-ticket index in the prefix slot and finds a scene by its ticket from another client (confirm: 'link')", async () => {
+    const prefix = testPrefix()
+    const other = cluster.connect()
+    try {
+      await withStore(prefix, async (store, client) => {
+        const clock = new ManualClock()
+        const auth = createScanAuth({ store, qr: new RecordingQrProvider(), now: clock.now, confirm: 'link', confirmation: { url: 'https://example.test/auth/confirm' } })
+        const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+        const scan = await auth.handleScan({ sceneStr, openid: 'alice' })
+        if (scan.result !== 'scanned') throw new Error(`unexpected scan result ${scan.result}`)
+        const ticketHash = createHash('sha256').update(scan.ticket).digest('base64url')
+        const peer = new RedisStore({ client: other, keyPrefix: prefix })
+        expect((await peer.load({ confirmTicketHash: ticketHash })).scene).toMatchObject({ sceneStr, status: 'scanned', confirmation: { scannedBy: 'alice' } })
+        expect((await peer.load({ confirmTicketHash: 'unknown' })).scene).toBeNull()
+        // Braces in a digest (none in base64url, but the key does not rely on it) cannot move the
+        // index out of the slot: Redis hashes the first tag, the prefix's.
+        const names = [store.keys.seq, store.keys.confirmTicket(ticketHash), store.keys.confirmTicket('{other}')]
+        const slots = await Promise.all(names.map((k) => client.cluster('KEYSLOT', k)))
+        expect(new Set(slots).size).toBe(1)
+        expect(await client.pexpiretime(store.keys.confirmTicket(ticketHash))).toBe(await client.pexpiretime(store.keys.scene(sceneStr)))
       })
     } finally {
       await other.quit()

@@ -74,7 +74,10 @@ describe('invalid_query and invalid_change_set', () => {
   })
 
   it('refuses a scene that points at NEW_USER when no user is inserted, and writes nothing', async () => {
-    const scene = { id: 1, sceneStr: SCENE, deviceId: 'd', status: 'authorized' as const, userId: NEW_USER, createdAt: T0, expiresAt: T0 + 1000, authorizedAt: T0, version: 2 }
+    const scene = {
+      id: 1, sceneStr: SCENE, deviceId: 'd', status: 'authorized' as const, userId: NEW_USER, createdAt: T0, expiresAt: T0 + 1000, authorizedAt: T0,
+      requestedFrom: null, pollSecretHash: null, confirmation: null, version: 2,
+    }
     const error = await storeError('invalid_change_set', () => store.commit({ scene: { op: 'update', scene, expectedVersion: 1 } }))
     expect(error.message).toMatch(/NEW_USER/)
     expect(await client.exists(store.keys.scene(SCENE), store.keys.seq)).toBe(0)

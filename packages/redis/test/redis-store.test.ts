@@ -21,7 +21,10 @@ const GRACE_MS = 600_000
 const hex = (n: number) => `pc_${n.toString(16).padStart(32, '0')}`
 
 function pendingScene(sceneStr: string, at = T0, lifetime = SCENE_MS): Omit<SceneRecord, 'id'> {
-  return { sceneStr, deviceId: 'dev', status: 'pending', userId: null, createdAt: at, expiresAt: at + lifetime, authorizedAt: null, version: 1 }
+  return {
+    sceneStr, deviceId: 'dev', status: 'pending', userId: null, createdAt: at, expiresAt: at + lifetime, authorizedAt: null,
+    requestedFrom: null, pollSecretHash: null, confirmation: null, version: 1,
+  }
 }
 
 const newUser = (openid: string) => ({ openid, createdAt: T0, lastSeenAt: T0, hasClaimedFree: false, version: 1 })

@@ -24,15 +24,94 @@ import {
   type UserRecord,
 } from '@scanauth/core'
 
-/** Scene columns, in the order of {@link SceneRow}. */
-export const SCENE_COLUMNS = 'id, scene_str, device_id, status, user_id, created_at, expires_at, authorized_at, version'
+/**
+ * Scene columns, in the order of {@link SceneRow}. The columns of migration 7 come after `version`:
+ * the masked client address (B-confirm-5), the poll secret's digest (B-secret-1), and the
+ * confirmation as four columns (B-confirm-1), all NULL on rows written before it.
+ */
+export const SCENE_COLUMNS = `id, scene_str, device_id, status, user_id, created_at, expires_at, authorized_at, version,
+  requested_from, poll_secret_hash, confirm_scanned_by, confirm_scanned_at, confirm_ticket_hash, confirm_csrf_hash`
 
 /** A scene row in raw mode. */
-export type SceneRow = [number, string, string, SceneStatus, number | null, number, number, number | null, number]
+export type SceneRow = [
+  id: number,
+  sceneStr: string,
+  deviceId: string,
+  status: SceneStatus,
+  userId: number | null,
+  createdAt: number,
+  expiresAt: number,
+  authorizedAt: number | null,
+  version: number,
+  requestedFrom: string | null,
+  pollSecretHash: string | null,
+  confirmScannedBy: string | null,
+  confirmScannedAt: number | null,
+  confirmTicketHash: string | null,
+  confirmCsrfHash: string | null,
+]
 
 /** The record of a scene row. */
 export function toScene(r: SceneRow): SceneRecord {
-  return { id: r[0], sceneStr: r[1], deviceId: r[2], status: r[3], userId: r[4], createdAt: r[5], expiresAt: r[6], authorizedAt: r[7], version: r[8] }
+  return {
+    id: r[0],
+    sceneStr: r[1],
+    deviceId: r[2],
+    status: r[3],
+    userId: r[4],
+    createdAt: r[5],
+    expiresAt: r[6],
+    authorizedAt: r[7],
+    requestedFrom: r[9],
+    pollSecretHash: r[10],
+    // The table's CHECK keeps the four columns whole: with a ticket digest, scanned_by and scanned_at are set.
+    confirmation: r[13] === null ? null : { scannedBy: r[11] as string, scannedAt: r[12] as number, ticketHash: r[13], csrfHash: r[14] },
+    version: r[8],
+  }
+}
+
+/** Named parameters of the scene insert and update (`id` is ignored by the insert): the confirmation flattened into its columns. */
+export interface SceneParams {
+  id: number | null
+  sceneStr: string
+  deviceId: string
+  status: SceneStatus
+  userId: number | null
+  createdAt: number
+  expiresAt: number
+  authorizedAt: number | null
+  version: number
+  requestedFrom: string | null
+  pollSecretHash: string | null
+  confirmScannedBy: string | null
+  confirmScannedAt: number | null
+  /** Set whenever the scene is written with a confirmation: the column the ticket lookup searches (B-confirm-2, B-confirm-4). */
+  confirmTicketHash: string | null
+  confirmCsrfHash: string | null
+}
+
+/** A scene (its user already resolved to an id) as statement parameters. */
+export function sceneParams(scene: Omit<SceneRecord, 'id'> & { id?: number }): SceneParams {
+  const c = scene.confirmation
+  return {
+    id: scene.id ?? null,
+    sceneStr: scene.sceneStr,
+    deviceId: scene.deviceId,
+    status: scene.status,
+    userId: scene.userId,
+    createdAt: scene.createdAt,
+    expiresAt: scene.expiresAt,
+    authorizedAt: scene.authorizedAt,
+    version: scene.version,
+    // `?? null`: a change set built by hand (plain JavaScript, code older than these fields) may lack
+    // them; absent is stored as NULL, as on the rows written before migration 7.
+    requestedFrom: scene.requestedFrom ?? null,
+    pollSecretHash: scene.pollSecretHash ?? null,
+    confirmScannedBy: c?.scannedBy ?? null,
+    confirmScannedAt: c?.scannedAt ?? null,
+    confirmTicketHash: c?.ticketHash ?? null,
+    confirmCsrfHash: c?.csrfHash ?? null,
+  }
 }
 
 /** Session columns, in the order of {@link SessionRow}. */

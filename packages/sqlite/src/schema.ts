@@ -17,6 +17,7 @@
  */
 import type Database from 'better-sqlite3'
 import { SqliteStoreError } from './errors'
+import { MIGRATION_7 } from './migration-7'
 
 /** One step of the schema's history. */
 export interface Migration {
@@ -257,6 +258,8 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX scanauth_orders_by_scene ON scanauth_orders (scene_str, status, created_at, out_trade_no);
     `,
   },
+  // Rebuilds scanauth_scenes for confirm on the phone and the poll secret; see migration-7.ts.
+  MIGRATION_7,
 ]
 
 /** The schema version this release writes and reads. */
@@ -282,7 +285,7 @@ export function migrate(db: Database.Database): MigrationOutcome {
   const current = readVersion(db)
   if (current === SCHEMA_VERSION) return { from: current, to: current }
   if (current > SCHEMA_VERSION) throw tooNew(db, current)
-  // A step may rebuild a table (create, copy, drop, rename; migration 3 does). SQLite's procedure
+  // A step may rebuild a table (create, copy, drop, rename; migrations 3 and 7 do). SQLite's procedure
   // for that wants foreign keys off, and that pragma is a no-op inside a transaction, so it is set
   // around it (and the foreign keys of our tables checked before the commit instead). With
   // legacy_alter_table on, the rename leaves alone the application's own views that name our

@@ -40,6 +40,7 @@ import { resolveStoreOptions, type ResolvedStoreOptions, type SqliteStoreOptions
 import {
   authorizationParams,
   ledgerParams,
+  sceneParams,
   toAuthorization,
   toIdempotency,
   toLedgerEntry,
@@ -125,14 +126,17 @@ export class SqliteStore implements Store {
 
   /**
    * Reads what the query asks for, one indexed select per part: a pending poll (`{ sceneStr }`) is
-   * a single select. A user and its authorizations come from one select, so they are always a
+   * a single select, and so is a confirm link's scene (`{ confirmTicketHash }`, B-confirm-2,
+   * B-confirm-4). A user and its authorizations come from one select, so they are always a
    * consistent pair; it reads the active ones and the head of the queue, whatever the queue's
    * length (every pending one only with `wholeQueue`).
    */
   async load(query: LoadQuery): Promise<LoadResult> {
     this.assertOpen()
     const s = this.statements
-    const scene = query.sceneStr === undefined ? undefined : s.sceneByStr.get(query.sceneStr)
+    // By confirm ticket or by sceneStr; the ticket first when both are given, as in MemoryStore.
+    const { confirmTicketHash: ticket, sceneStr } = query
+    const scene = ticket !== undefined ? s.sceneByConfirmTicket.get(ticket) : sceneStr === undefined ? undefined : s.sceneByStr.get(sceneStr)
     const session = query.sessionToken === undefined ? undefined : s.sessionByToken.get(query.sessionToken)
     const latest = query.latestSessionOfScene === undefined ? undefined : s.latestSessionOfScene.get(query.latestSessionOfScene)
     const idempotency = query.idempotencyKey === undefined ? undefined : s.idempotencyByKey.get(query.idempotencyKey)
@@ -326,10 +330,10 @@ export class SqliteStore implements Store {
       return ownerId
     }
     if (scene?.op === 'insert') {
-      ids.sceneId = Number(s.insertScene.run({ ...scene.scene, id: null }).lastInsertRowid)
+      ids.sceneId = Number(s.insertScene.run(sceneParams(scene.scene)).lastInsertRowid)
     } else if (scene?.op === 'update') {
       const draft = scene.scene
-      const params = { ...draft, userId: draft.userId === null ? null : resolve(draft.userId) }
+      const params = sceneParams({ ...draft, userId: draft.userId === null ? null : resolve(draft.userId) })
       if (s.updateScene.run(params).changes === 0) s.rewriteScene.run(params)
     }
     // In the same transaction as the scene itself: the log never tells of a write that rolled back.

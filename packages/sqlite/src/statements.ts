@@ -6,7 +6,7 @@
  * @module
  */
 import type Database from 'better-sqlite3'
-import type { IdempotencyRecord, PurgeSceneCandidate, SceneRecord, SessionRecord } from '@scanauth/core'
+import type { IdempotencyRecord, PurgeSceneCandidate, SessionRecord } from '@scanauth/core'
 import { prepareOrderStatements, type OrderStatements } from './orders'
 import {
   AUTHORIZATION_COLUMNS,
@@ -20,14 +20,14 @@ import {
   type IdempotencyRow,
   type LedgerParams,
   type LedgerRow,
+  type SceneParams,
   type SceneRow,
   type SessionRow,
   type UserJoinRow,
   type UserParams,
 } from './rows'
 
-/** Named parameters of the scene insert and update (`id` is ignored by the insert). */
-export type SceneParams = Omit<SceneRecord, 'id'> & { id: number | null }
+export type { SceneParams } from './rows'
 
 /** Named parameters of the session insert. */
 export type SessionParams = Omit<SessionRecord, 'id'>
@@ -52,6 +52,12 @@ export interface Statements extends OrderStatements {
   // Loads.
   /** Index scanauth_scenes_by_scene_str. The whole of a pending poll. */
   sceneByStr: Statement<[string], SceneRow>
+  /**
+   * Index scanauth_scenes_by_confirm_ticket_hash (partial: only scenes with a confirmation): the
+   * scene a confirm link names (B-confirm-2). Found until the scene is purged, decided or not, so a
+   * reused ticket is told it was used (B-confirm-4).
+   */
+  sceneByConfirmTicket: Statement<[string], SceneRow>
   /**
    * The user with its active authorizations and the head of its queue (pass the id twice): primary
    * key, then index scanauth_authorizations_by_user for the active ones and for the first entry of
@@ -84,7 +90,7 @@ export interface Statements extends OrderStatements {
 
   // Writes of a commit.
   insertScene: Statement<[SceneParams]>
-  /** Writes a scene whose scene_str and expires_at are unchanged; matches no row otherwise. */
+  /** Writes a scene whose scene_str, expires_at and confirm_ticket_hash are unchanged; matches no row otherwise. */
   updateScene: Statement<[SceneParams]>
   /** Writes every column of a scene. */
   rewriteScene: Statement<[SceneParams]>
@@ -158,6 +164,7 @@ function userWithQueue(where: string): string {
 export function prepareStatements(db: Database.Database): Statements {
   return {
     sceneByStr: db.prepare<[string], SceneRow>(`SELECT ${SCENE_COLUMNS} FROM scanauth_scenes WHERE scene_str = ?`).raw(),
+    sceneByConfirmTicket: db.prepare<[string], SceneRow>(`SELECT ${SCENE_COLUMNS} FROM scanauth_scenes WHERE confirm_ticket_hash = ?`).raw(),
     userById: db.prepare<[number, number], UserJoinRow>(userWithHead('u.id = ?')).raw(),
     userByOpenid: db.prepare<[string, string], UserJoinRow>(userWithHead('u.openid = ?')).raw(),
     userWithQueueById: db.prepare<[number], UserJoinRow>(userWithQueue('u.id = ?')).raw(),
@@ -179,20 +186,28 @@ export function prepareStatements(db: Database.Database): Statements {
     idempotencyTaken: db.prepare<[string], number>(`SELECT 1 FROM scanauth_idempotency WHERE key = ?`).pluck(),
 
     insertScene: db.prepare(`INSERT INTO scanauth_scenes
-      (scene_str, device_id, status, user_id, created_at, expires_at, authorized_at, version)
-      VALUES (@sceneStr, @deviceId, @status, @userId, @createdAt, @expiresAt, @authorizedAt, @version)`),
+      (scene_str, device_id, status, user_id, created_at, expires_at, authorized_at, version,
+       requested_from, poll_secret_hash, confirm_scanned_by, confirm_scanned_at, confirm_ticket_hash, confirm_csrf_hash)
+      VALUES (@sceneStr, @deviceId, @status, @userId, @createdAt, @expiresAt, @authorizedAt, @version,
+       @requestedFrom, @pollSecretHash, @confirmScannedBy, @confirmScannedAt, @confirmTicketHash, @confirmCsrfHash)`),
     // An UPDATE naming an indexed column rewrites that index's entry even when the value is the
     // same (SQLite decides from the statement, not the values), which dirties one more page per
     // index in every commit. So the usual statements leave the indexed columns out of SET and
     // match them in WHERE instead; when one of them really changes, the statement matches no row
-    // and the store runs the full rewrite below it.
+    // and the store runs the full rewrite below it. confirm_ticket_hash is matched with IS (NULL
+    // on most scenes): it changes once, when a scan in confirm mode sets it (B-confirm-1,
+    // B-confirm-2), and a ticket digest never changes after that, so only that write takes the
+    // rewrite (which that scan needs anyway: it also cuts expires_at to the ticket's life).
     updateScene: db.prepare(`UPDATE scanauth_scenes SET
       device_id = @deviceId, status = @status, user_id = @userId, created_at = @createdAt,
-      authorized_at = @authorizedAt, version = @version
-      WHERE id = @id AND scene_str = @sceneStr AND expires_at = @expiresAt`),
+      authorized_at = @authorizedAt, version = @version, requested_from = @requestedFrom, poll_secret_hash = @pollSecretHash,
+      confirm_scanned_by = @confirmScannedBy, confirm_scanned_at = @confirmScannedAt, confirm_csrf_hash = @confirmCsrfHash
+      WHERE id = @id AND scene_str = @sceneStr AND expires_at = @expiresAt AND confirm_ticket_hash IS @confirmTicketHash`),
     rewriteScene: db.prepare(`UPDATE scanauth_scenes SET
       scene_str = @sceneStr, device_id = @deviceId, status = @status, user_id = @userId, created_at = @createdAt,
-      expires_at = @expiresAt, authorized_at = @authorizedAt, version = @version
+      expires_at = @expiresAt, authorized_at = @authorizedAt, version = @version, requested_from = @requestedFrom,
+      poll_secret_hash = @pollSecretHash, confirm_scanned_by = @confirmScannedBy, confirm_scanned_at = @confirmScannedAt,
+      confirm_ticket_hash = @confirmTicketHash, confirm_csrf_hash = @confirmCsrfHash
       WHERE id = @id`),
     insertUser: db.prepare(`INSERT INTO scanauth_users (openid, created_at, last_seen_at, has_claimed_free, version)
       VALUES (@openid, @createdAt, @lastSeenAt, @hasClaimedFree, @version)`),

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { MIGRATIONS, VERSION_TABLE } from '@scanauth/sqlite'
 import type { StoreSnapshot } from '@scanauth/testkit'
 import { DAY, useTempFile } from './support/fixture'
+import { writeSchemaUpTo } from './support/old-schema'
 
 type OrderRecord = NonNullable<StoreSnapshot['orders']>[number]
 
@@ -143,19 +144,16 @@ describe('orders', () => {
   })
 
   it('upgrades a version 5 file to 6: the orders table added, everything else kept', async () => {
-    const store = fixture.openStore()
-    const created = await store.commit({
-      user: { op: 'insert', user: { openid: 'o-5', createdAt: T0, lastSeenAt: T0, hasClaimedFree: false, version: 1 }, insertAuthorizations: [] },
-    })
-    await store.close()
-    // Turn the file back into what 0.x with schema 5 wrote: no orders table, no version 6 row.
+    // What 0.x with schema 5 wrote: no orders table, no version 6 row (nor any later one).
     const db = fixture.rawDb()
-    db.exec(`DROP TABLE scanauth_orders; DELETE FROM ${VERSION_TABLE} WHERE version = 6`)
+    writeSchemaUpTo(db, 5)
+    db.prepare(`INSERT INTO scanauth_users (openid, created_at, last_seen_at, has_claimed_free, version) VALUES ('o-5', ?, ?, 0, 1)`).run(T0, T0)
     expect(db.prepare(`SELECT MAX(version) FROM ${VERSION_TABLE}`).pluck().get()).toBe(5)
+    expect(db.prepare(`SELECT name FROM sqlite_schema WHERE name = 'scanauth_orders'`).get()).toBeUndefined()
 
     const upgraded = fixture.openStore()
     expect(db.prepare(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`).pluck().all()).toEqual(MIGRATIONS.map((m) => m.version))
-    expect((await upgraded.load({ openid: 'o-5' })).user?.user.id).toBe(created.ok ? created.ids.userId : -1)
+    expect((await upgraded.load({ openid: 'o-5' })).user?.user).toMatchObject({ id: 1, openid: 'o-5', createdAt: T0 })
     const o = order('SA00000000000000000000000001')
     expect(await upgraded.saveOrder({ op: 'insert', order: o })).toBe(true)
     expect(await upgraded.listOpenOrders({ limit: 10 })).toStrictEqual([o])

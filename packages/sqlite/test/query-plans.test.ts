@@ -27,6 +27,8 @@ describe('query plans', () => {
     const planOf = planner()
     const expectations: Record<string, RegExp[]> = {
       sceneByStr: [/SEARCH scanauth_scenes USING INDEX scanauth_scenes_by_scene_str \(scene_str=\?\)/],
+      // The partial index serves the equality: `confirm_ticket_hash = ?` implies its `IS NOT NULL`.
+      sceneByConfirmTicket: [/SEARCH scanauth_scenes USING INDEX scanauth_scenes_by_confirm_ticket_hash \(confirm_ticket_hash=\?\)/],
       userById: [/SEARCH u USING INTEGER PRIMARY KEY \(rowid=\?\)/, ACTIVE, /SEARCH a USING INTEGER PRIMARY KEY \(rowid=\?\)/, HEAD_OF_QUEUE],
       userByOpenid: [/SEARCH u USING INDEX scanauth_users_by_openid \(openid=\?\)/, ACTIVE, HEAD_OF_QUEUE],
       userWithQueueById: [/SEARCH u USING INTEGER PRIMARY KEY \(rowid=\?\)/, ACTIVE],

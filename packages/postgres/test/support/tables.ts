@@ -32,6 +32,17 @@ const READERS = {
       createdAt: r.created_at as number,
       expiresAt: r.expires_at as number,
       authorizedAt: r.authorized_at as number | null,
+      requestedFrom: optionalText(r.requested_from),
+      pollSecretHash: optionalText(r.poll_secret_hash),
+      confirmation:
+        r.confirm_ticket_hash === null
+          ? null
+          : {
+              scannedBy: r.confirm_scanned_by as string,
+              scannedAt: r.confirm_scanned_at as number,
+              ticketHash: r.confirm_ticket_hash as string,
+              csrfHash: optionalText(r.confirm_csrf_hash),
+            },
       version: r.version as number,
     }),
   },

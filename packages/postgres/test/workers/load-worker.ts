@@ -111,6 +111,8 @@ async function phase<T>(lanes: number, items: T[] | null, work: (item: T) => Pro
 
 async function scan({ sceneStr, openid }: { sceneStr: string; openid: string }): Promise<void> {
   const answer = await auth.handleScan({ sceneStr, openid })
+  // The workers' service runs without `confirm: 'link'`, so a scan never stops at `scanned`.
+  if (answer.result === 'scanned') throw new Error(`scan of ${sceneStr} stopped at scanned without confirm: 'link'`)
   if (answer.result === 'invalid') report.invalid++
   else report.processed.push({ sceneStr, openid, userId: answer.userId, result: answer.result })
 }

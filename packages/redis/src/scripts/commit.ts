@@ -12,7 +12,7 @@
  *          share KEYS[1]'s hash slot because the prefix carries the hash tag, which is what makes
  *          the undeclared keys legal on a Cluster.
  * ARGV     prefix, receiptId ('' = no receipt), receiptTtlMs, then in this order, each optional:
- *   's'    scene:   op ('i' | 'u'), sceneStr, expectedVersion, version, id, userRef, tail, ttl
+ *   's'    scene:   op ('i' | 'u'), sceneStr, expectedVersion, version, id, userRef, tail, ttl, ticketHash
  *   'u'    user:    op ('i' | 'u'), id, openid, expectedVersion, value,
  *                   n, then n × (index, score, tail)       -- authorizations to insert
  *                   m, then m × (id, index, score, tail)   -- authorizations to replace
@@ -23,7 +23,18 @@
  * authRef  an authorization id, or '#i' for the i-th (from 0) authorization this commit inserts.
  * index    where an authorization is filed: 'a' active set, 'q' queue (score: its createdAt), '-' neither.
  * ttl      milliseconds, 'keep' (KEEPTTL) or '' (no expiry); never 0 (see expiry.ts).
+ * ticketHash  the digest of the scene's confirm ticket, '' when it has no confirmation.
  * ```
+ *
+ * A scene written with a ticketHash is filed under it: `SET <prefix>ct:<ticketHash> <sceneStr>`
+ * (docs/behaviour.md B-confirm-6), in the same script run as the scene, so no load can see one
+ * without the other. The index key takes the scene key's expiry as it stands after the write
+ * (`PEXPIRETIME`, then `PXAT`; none when the scene has none): the scene's TTL is often `keep`
+ * (a scan, a decision, the CSRF digest), which on a new index key would mean "never expires", and
+ * when a decision with a session moves the scene's deadline the index moves with it. So the
+ * ticket finds its scene, decided or not, exactly until Redis frees the scene. A ticketHash never
+ * changes once set (core's rule), so there is no stale index key to remove; a load checks the
+ * scene's ticketHash anyway (`load.ts`).
  *
  * A commit that writes a scene (inserted or updated) ends with `PUBLISH <prefix>scenes <sceneStr>`,
  * after all of its writes: that is how every process's `watchScenes` learns of it, whichever
@@ -73,7 +84,7 @@ end
 while argi < #ARGV do
   local tag = arg()
   if tag == 's' then
-    scene = fields({ 'op', 'str', 'expected', 'version', 'id', 'user', 'tail', 'ttl' })
+    scene = fields({ 'op', 'str', 'expected', 'version', 'id', 'user', 'tail', 'ttl', 'ticket' })
   elseif tag == 'u' then
     user = fields({ 'op', 'id', 'openid', 'expected', 'value' })
     for k = 1, tonumber(arg()) do inserts[k] = fields({ 'index', 'score', 'tail' }) end
@@ -191,6 +202,15 @@ if scene then
     insertedScene = scene.id
   end
   put(sceneKey, scene.version .. '|' .. scene.id .. '|' .. resolve(scene.user) .. '|' .. scene.tail, scene.ttl)
+  -- The confirm-ticket index, expiring when the scene does (PEXPIRETIME: -1 = no expiry).
+  if scene.ticket ~= '' then
+    local ticketKey, expiresAt = prefix .. 'ct:' .. scene.ticket, redis.call('PEXPIRETIME', sceneKey)
+    if expiresAt > 0 then
+      redis.call('SET', ticketKey, scene.str, 'PXAT', expiresAt)
+    else
+      redis.call('SET', ticketKey, scene.str)
+    end
+  end
 end
 
 local insertedSession = ''

@@ -2,21 +2,24 @@
  * The load script: a read-only script for the loads that must follow a reference inside Redis
  * (openid → user id → user, its active set and queue → their records; session token → session →
  * its user id → user, so that a session check is one round trip; scene id → latest session
- * token → session) or ask for several parts at once, so that they still cost one round trip. Loads
- * that are plain GETs of string keys, or the HGET of one authorization, do not use it
- * (`load.ts`), the device's poll being the hottest read of all.
+ * token → session; confirm ticket digest → sceneStr → scene, B-confirm-6) or ask for several
+ * parts at once, so that they still cost one round trip. Loads that are plain GETs of string
+ * keys, or the HGET of one authorization, do not use it (`load.ts`), the device's poll being the
+ * hottest read of all.
  *
  * ```
  * KEYS[1]  <prefix>seq, to route the call to the prefix's slot on a Cluster and to check the layout.
  * ARGV     prefix, sceneStr, userId, openid, sessionToken, latestSessionOfScene, wholeQueue ('1'),
- *          idempotencyKey, authorizationId, userOfSession ('1') ('' = not asked)
+ *          idempotencyKey, authorizationId, userOfSession ('1'), confirmTicketHash ('' = not asked)
  * ```
  *
  * Reply: `{ scene, userId, user, authorizations, session, latestToken, latestSession, idempotency,
- * authorization }`, each a packed value or nil (`false` in Lua), `userId` the id the user was found
- * under, and `authorizations` a flat `[id, value, id, value, ...]` of the user's active ones and the
- * head of its queue (`ZRANGE 0 0`), or its whole queue with `wholeQueue`: a user's load costs the
- * same few commands however long its queue is, unless it asks for the whole queue.
+ * authorization, sceneStr }`, each a packed value or nil (`false` in Lua), `userId` the id the
+ * user was found under, and `authorizations` a flat `[id, value, id, value, ...]` of the user's
+ * active ones and the head of its queue (`ZRANGE 0 0`), or its whole queue with `wholeQueue`: a user's load costs the
+ * same few commands however long its queue is, unless it asks for the whole queue. `sceneStr` is
+ * the one the scene was read under (the caller's, or the one the ticket index `<p>ct:` named), nil
+ * with no scene.
  *
  * `flags=no-writes` lets Redis run it where writes are refused (a replica, an out-of-memory server).
  *
@@ -32,8 +35,11 @@ local function get(key)
   return redis.call('GET', key)
 end
 
+-- A scene by its sceneStr, or by its confirm ticket's digest through the ticket index.
+local sceneStr = ARGV[2]
+if sceneStr == '' and ARGV[11] ~= '' then sceneStr = get(prefix .. 'ct:' .. ARGV[11]) or '' end
 local scene = false
-if ARGV[2] ~= '' then scene = get(prefix .. 's:' .. ARGV[2]) end
+if sceneStr ~= '' then scene = get(prefix .. 's:' .. sceneStr) end
 
 local session = false
 if ARGV[5] ~= '' then session = get(prefix .. 't:' .. ARGV[5]) end
@@ -78,5 +84,5 @@ if ARGV[8] ~= '' then idempotency = get(prefix .. 'i:' .. ARGV[8]) end
 local authorization = false
 if ARGV[9] ~= '' then authorization = redis.call('HGET', prefix .. 'a', ARGV[9]) end
 
-return { scene, user and userId or false, user, authorizations, session, latestToken, latest, idempotency, authorization }
+return { scene, user and userId or false, user, authorizations, session, latestToken, latest, idempotency, authorization, scene and sceneStr or false }
 `

@@ -28,6 +28,7 @@ export function dumpTables(db: Database.Database): StoreSnapshot {
   const num = (v: unknown) => v as number
   const str = (v: unknown) => v as string
   const opt = (v: unknown) => (v === null ? null : (v as number))
+  const optStr = (v: unknown) => (v === null ? null : (v as string))
   return {
     scenes: all('SELECT * FROM scanauth_scenes ORDER BY id').map((r) => ({
       id: num(r.id),
@@ -38,6 +39,12 @@ export function dumpTables(db: Database.Database): StoreSnapshot {
       createdAt: num(r.created_at),
       expiresAt: num(r.expires_at),
       authorizedAt: opt(r.authorized_at),
+      requestedFrom: optStr(r.requested_from),
+      pollSecretHash: optStr(r.poll_secret_hash),
+      confirmation:
+        r.confirm_ticket_hash === null
+          ? null
+          : { scannedBy: str(r.confirm_scanned_by), scannedAt: num(r.confirm_scanned_at), ticketHash: str(r.confirm_ticket_hash), csrfHash: optStr(r.confirm_csrf_hash) },
       version: num(r.version),
     })),
     users: all('SELECT * FROM scanauth_users ORDER BY id').map((r) => ({

@@ -101,6 +101,8 @@ async function phase<T>(tasks: T[], work: (item: T) => Promise<void>, options = 
 async function scanAndPoll({ sceneStr, openid }: { sceneStr: string; openid: string }): Promise<void> {
   const result = await auth.handleScan({ sceneStr, openid })
   report.scans++
+  // The workers' service runs without `confirm: 'link'`, so a scan never stops at `scanned`.
+  if (result.result === 'scanned') throw new Error(`scan of ${sceneStr} stopped at scanned without confirm: 'link'`)
   if (result.result === 'invalid') report.invalid++
   else report.processed.push({ sceneStr, openid, userId: result.userId })
   await poll(sceneStr)
