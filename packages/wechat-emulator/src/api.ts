@@ -4,6 +4,7 @@
  * @module
  */
 import { qrPng, type EmulatorTickets } from './tickets'
+import type { EmulatorOAuthCodes } from './oauth'
 import type { EmulatorTokens } from './tokens'
 
 /** What an endpoint answers. */
@@ -24,6 +25,8 @@ export interface ApiContext {
   appSecret: string
   tokens: EmulatorTokens
   tickets: EmulatorTickets
+  /** The web OAuth codes the authorize page issued. */
+  oauthCodes: EmulatorOAuthCodes
 }
 
 /** The longest temporary code WeChat allows: 30 days. */
@@ -34,7 +37,8 @@ export function apiError(errcode: number, errmsg: string): ApiAnswer {
   return { ...json({ errcode, errmsg: `${errmsg} rid: ${rid()}` }), errcode }
 }
 
-function json(value: unknown, status = 200): ApiAnswer {
+/** A JSON answer, with the content type WeChat sends. */
+export function json(value: unknown, status = 200): ApiAnswer {
   return { status, contentType: 'application/json; encoding=utf-8', body: JSON.stringify(value) }
 }
 

@@ -9,7 +9,7 @@
 export type WechatEmulatorErrorCode =
   /** The options of `startWechatEmulator` or `startWechatPayEmulator` are invalid; the message names the option. */
   | 'invalid_options'
-  /** An argument of `scan`, `push`, `failNext`, or of a WeChat Pay emulator method (`pay`, `setKnobs`, `addMerchantKey`), is missing or wrong; the message names it. */
+  /** An argument of `scan`, `push`, `failNext`, `openInWechat`, or of a WeChat Pay emulator method (`pay`, `setKnobs`, `addMerchantKey`), is missing or wrong; the message names it. */
   | 'invalid_argument'
   /** `scan({ ticket })` names a ticket this emulator never issued. */
   | 'unknown_ticket'
@@ -19,6 +19,12 @@ export type WechatEmulatorErrorCode =
   | 'no_callback_url'
   /** WeChat Pay: `clientOptions()` of an emulator that generated no merchant key (`merchantPublicKeys` without `generateMerchantKey`). */
   | 'no_merchant_key'
+  /**
+   * `openInWechat`: the authorize page refuses the request (another appid, no redirect_uri, a scope
+   * other than `snsapi_base`/`snsapi_userinfo`), the link leads to the real WeChat authorize page, or
+   * it redirects more than 10 times. The message says which.
+   */
+  | 'oauth_refused'
   /** A push was asked for, or was under way, when the emulator was closed. */
   | 'closed'
   /** WeChat Pay: `pay({ outTradeNo })` or `pay({ codeUrl })` names an order (or code_url) the emulator never created. */

@@ -5,7 +5,9 @@
  * It is a real HTTP server that speaks the parts of WeChat scanauth uses (`stable_token`, `token`,
  * `qrcode/create`, `showqrcode` with real PNG images), pushes signed and optionally encrypted scan
  * events to the app's callback like WeChat does (three deliveries when no answer comes within 5 s),
- * and has an HTML page where a person can "scan" a code by clicking it.
+ * and has an HTML page where a person can "scan" a code by clicking it. It also plays web OAuth
+ * (`connect/oauth2/authorize`, `sns/oauth2/access_token`) for confirm on the phone: the page shows the
+ * account's replies with their links, and a link opens as the user who scanned.
  *
  * {@link startWechatPayEmulator} starts a separate server that plays WeChat Pay API v3 (Native
  * orders, query, close, refunds): it checks every request's signature, signs every answer, and
@@ -18,6 +20,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import { decodeAesKey, SUBSCRIBE_SCENE_PREFIX } from '@scanauth/wechat'
 import { WechatEmulatorError } from './errors'
 import { FailureQueue } from './failures'
+import { AUTHORIZE_PATH, EmulatorOAuthCodes } from './oauth'
+import { openInWechat } from './open-in-wechat'
 import { deliverPush, type PushSettings } from './push'
 import { ScanLog } from './scan-log'
 import { listen } from './server'
@@ -95,6 +99,7 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
     now,
   })
   const tickets = new EmulatorTickets({ baseUrl: () => baseUrl, now })
+  const oauthCodes = new EmulatorOAuthCodes(now)
   const settings: PushSettings = {
     token,
     appId,
@@ -140,7 +145,7 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
   }
 
   const { server, url } = await listen(
-    { appId, appSecret, demoOpenid, tokens, tickets, failures, log, scanLog, now, scan },
+    { appId, appSecret, demoOpenid, baseUrl: () => baseUrl, tokens, tickets, oauthCodes, failures, log, scanLog, now, scan },
     options.port ?? 0,
     options.host ?? '127.0.0.1',
   )
@@ -151,6 +156,9 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
     appId,
     accountId,
     qrProviderOptions: () => ({ appId, appSecret, apiBaseUrl: url, imageBaseUrl: url }),
+    webOAuthOptions: () => ({ appId, appSecret, apiBase: url, authorizeBase: `${url}${AUTHORIZE_PATH}` }),
+    openInWechat: (target, openOptions) =>
+      openInWechat({ baseUrl: url, appId, demoOpenid, oauthCodes, log, now, closed: closing.signal }, target, openOptions),
     scan,
     sendText: ({ openid, content }) =>
       push({ FromUserName: openid, MsgType: 'text', Content: content, MsgId: randomBytes(8).readBigUInt64BE().toString() }),

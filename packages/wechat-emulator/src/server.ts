@@ -1,6 +1,8 @@
 /**
- * The emulator's HTTP server: WeChat's API paths, the HTML page, and the JSON endpoints behind the
- * page (`/emulator/tickets`, `/emulator/scans`, `POST /emulator/scan`). A plain `node:http` server, so clients talk to it over real sockets.
+ * The emulator's HTTP server: WeChat's API paths, the web OAuth authorize page, the HTML page, and
+ * the endpoints behind the page (`/emulator/tickets`, `/emulator/scans`, `/emulator/view`,
+ * `POST /emulator/scan`, `/emulator/open`). A plain `node:http` server, so clients talk to it over
+ * real sockets.
  *
  * @module
  */
@@ -8,7 +10,10 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { listenOn } from './listen'
 import { apiError, classicToken, createQrCode, showQrCode, stableToken, type ApiAnswer, type ApiContext } from './api'
 import type { FailureQueue } from './failures'
+import { AUTHORIZE_PATH, authorize, cookieValue, OPENID_COOKIE, oauthAccessToken, openidCookie, type EmulatorOAuthCodes } from './oauth'
 import { emulatorPage } from './page'
+import { pageView } from './page-view'
+import { escapeHtml } from './html'
 import type { ScanLog } from './scan-log'
 import type { EmulatorTickets } from './tickets'
 import type { EmulatorTokens } from './tokens'
@@ -22,8 +27,12 @@ export interface EmulatorServerDeps {
   appId: string
   appSecret: string
   demoOpenid: string
+  /** The emulator's base URL, known once it listens. */
+  baseUrl: () => string
   tokens: EmulatorTokens
   tickets: EmulatorTickets
+  /** The web OAuth codes the authorize page issues. */
+  oauthCodes: EmulatorOAuthCodes
   failures: FailureQueue
   log: EmulatorRequest[]
   /** The scans made, for the page's list. */
@@ -40,6 +49,7 @@ const API: Record<string, { endpoint: EmulatorEndpoint; handle: Handler }> = {
   '/cgi-bin/token': { endpoint: 'token', handle: classicToken },
   '/cgi-bin/qrcode/create': { endpoint: 'qrcode/create', handle: createQrCode },
   '/cgi-bin/showqrcode': { endpoint: 'showqrcode', handle: showQrCode },
+  '/sns/oauth2/access_token': { endpoint: 'sns/oauth2/access_token', handle: oauthAccessToken },
 }
 
 /** Starts listening and resolves with the server and its base URL. */
@@ -53,12 +63,21 @@ async function serve(deps: EmulatorServerDeps, req: IncomingMessage, res: Server
   const route = API[url.pathname]
   if (route !== undefined) return serveApi(deps, route, method, url, req, res)
 
-  if (method === 'GET' && url.pathname === '/') return send(res, 200, 'text/html; charset=utf-8', emulatorPage({ appId: deps.appId, demoOpenid: deps.demoOpenid }))
+  if (method === 'GET' && url.pathname === AUTHORIZE_PATH) return serveAuthorize(deps, url, req, res)
+  // Browsers ask for it on every page: an empty answer, not a 404 in the console.
+  if (method === 'GET' && url.pathname === '/favicon.ico') return void res.writeHead(204, { 'cache-control': 'max-age=86400' }).end()
+  const page = (ticket: string | undefined) =>
+    send(res, 200, 'text/html; charset=utf-8', emulatorPage({ appId: deps.appId, demoOpenid: deps.demoOpenid, ticket, view: viewOf(deps, ticket) }))
+  if (method === 'GET' && url.pathname === '/') return page(undefined)
   if (method === 'GET' && (url.pathname === '/scan' || url.pathname.startsWith('/q/'))) {
     const code = url.pathname === '/scan' ? deps.tickets.byTicket(url.searchParams.get('ticket') ?? '') : deps.tickets.byCode(url.pathname.slice(3))
     // An unknown code still gets the page, which says so: a phone camera lands here.
-    return send(res, 200, 'text/html; charset=utf-8', emulatorPage({ appId: deps.appId, demoOpenid: deps.demoOpenid, ticket: code?.ticket ?? '' }))
+    return page(code?.ticket ?? '')
   }
+  if (method === 'GET' && url.pathname === '/emulator/view') {
+    return sendJson(res, 200, viewOf(deps, url.searchParams.has('ticket') ? (url.searchParams.get('ticket') ?? '') : undefined))
+  }
+  if (method === 'GET' && url.pathname === '/emulator/open') return serveOpen(url, res)
   if (method === 'GET' && url.pathname === '/emulator/tickets') return sendJson(res, 200, deps.tickets.all())
   if (method === 'GET' && url.pathname === '/emulator/scans') return sendJson(res, 200, deps.scanLog.newestFirst())
   if (method === 'POST' && url.pathname === '/emulator/scan') {
@@ -79,6 +98,38 @@ async function serve(deps: EmulatorServerDeps, req: IncomingMessage, res: Server
     }
   }
   return send(res, 404, 'text/plain; charset=utf-8', 'not found')
+}
+
+/** The page's codes and scans; with `ticket`, only that code's. */
+function viewOf(deps: EmulatorServerDeps, ticket: string | undefined) {
+  return pageView({ tickets: deps.tickets.all(), scans: deps.scanLog.newestFirst(), only: ticket, openUrl: `${deps.baseUrl()}/emulator/open` })
+}
+
+/**
+ * `GET /connect/oauth2/authorize`: WeChat's web OAuth page. The phone's user is the one the
+ * `wxemu_openid` cookie names (the page sets it), else the default user; the phone is sent back to
+ * the app with a code, or shown why not, as WeChat shows an error page.
+ */
+function serveAuthorize(deps: EmulatorServerDeps, url: URL, req: IncomingMessage, res: ServerResponse): void {
+  const openid = cookieValue(req.headers.cookie, OPENID_COOKIE) ?? deps.demoOpenid
+  const outcome = authorize(url.searchParams, openid, deps.appId, deps.oauthCodes)
+  deps.log.push({ at: deps.now(), method: 'GET', path: AUTHORIZE_PATH, status: outcome.ok ? 302 : 400 })
+  if (outcome.ok) {
+    res.writeHead(302, { location: outcome.location, 'content-length': 0, 'cache-control': 'no-store' }).end()
+    return
+  }
+  send(res, 400, 'text/html; charset=utf-8', `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>WeChat authorization</title><p>Authorization refused: ${escapeHtml(outcome.reason)}</p>`)
+}
+
+/**
+ * `GET /emulator/open?openid=&url=`: a tap on a link in a reply shown by the page. The scanner becomes
+ * the phone's user (the cookie the authorize page reads), then the browser goes on to the link.
+ */
+function serveOpen(url: URL, res: ServerResponse): void {
+  const openid = url.searchParams.get('openid') ?? ''
+  const target = url.searchParams.get('url') ?? ''
+  if (openid === '' || !/^https?:\/\//i.test(target)) return sendJson(res, 400, { detail: 'openid and an http(s) url are required' })
+  res.writeHead(302, { location: target, 'set-cookie': openidCookie(openid), 'content-length': 0, 'cache-control': 'no-store' }).end()
 }
 
 async function serveApi(
@@ -109,6 +160,7 @@ async function serveApi(
     appSecret: deps.appSecret,
     tokens: deps.tokens,
     tickets: deps.tickets,
+    oauthCodes: deps.oauthCodes,
   })
   entry.status = answer.status
   if (answer.errcode !== undefined) entry.errcode = answer.errcode

@@ -33,7 +33,10 @@ export interface WechatEmulatorOptions {
   pushTimeoutMs?: number
   /** Deliveries per push when no answer comes in time. Default 3, like WeChat. */
   pushAttempts?: number
-  /** The openid the HTML page scans with unless the person types another. Default `o_emulator_demo_user`. */
+  /**
+   * The openid the HTML page scans with unless the person types another, and the phone's user on the
+   * web OAuth authorize page when no `wxemu_openid` cookie names one. Default `o_emulator_demo_user`.
+   */
   demoOpenid?: string
   /** Clock in epoch milliseconds (token and ticket expiry, CreateTime, push timestamps). Default `Date.now`. */
   now?: () => number
@@ -70,7 +73,7 @@ export interface EmulatorRequest {
 }
 
 /** An API endpoint whose next answer can be replaced by {@link EmulatorFailure}. */
-export type EmulatorEndpoint = 'stable_token' | 'token' | 'qrcode/create' | 'showqrcode'
+export type EmulatorEndpoint = 'stable_token' | 'token' | 'qrcode/create' | 'showqrcode' | 'sns/oauth2/access_token'
 
 /** A replacement for one answer of an endpoint. */
 export type EmulatorFailure =
@@ -202,6 +205,32 @@ export interface WechatEmulator {
    * `FromUserName`, `no_callback_url` or `closed`.
    */
   push(fields: Record<string, string | number>): Promise<EmulatorPushResult>
+  /**
+   * The options to give `createWechatWebOAuth` (of `@scanauth/wechat`) to use this emulator's web
+   * OAuth: the authorize page at `{url}/connect/oauth2/authorize` and `sns/oauth2/access_token`.
+   */
+  webOAuthOptions(): {
+    /** The emulated AppID. */
+    appId: string
+    /** The emulated AppSecret. */
+    appSecret: string
+    /** The emulator's {@link WechatEmulator.url}: the code is exchanged there. */
+    apiBase: string
+    /** `{url}/connect/oauth2/authorize`: the authorize page. */
+    authorizeBase: string
+  }
+  /**
+   * Opens `url` in the emulated WeChat as `openid` (default: the `demoOpenid`), the way a tap on a
+   * link in a chat does: follows the app's redirects (not its final page) until they reach this
+   * emulator's authorize page, which issues a code for `openid`; resolves with the address the phone
+   * is then sent to: the app's `redirect_uri` with `code` and `state`. Fetch it to get the app's page.
+   * When the app answers without sending the phone to the authorize page (an error page, say), resolves
+   * with the address that answered. Rejects with a `WechatEmulatorError`: `invalid_argument` (not an
+   * http(s) URL, an empty openid), `oauth_refused` (the authorize page refuses the request, the chain
+   * leads to the real WeChat, or more than 10 redirects) or `closed`; and with `fetch`'s error when
+   * the app cannot be reached.
+   */
+  openInWechat(url: string, options?: { openid?: string }): Promise<string>
   /** Sets (or with null clears) where pushes go. */
   setCallbackUrl(url: string | null): void
   /** Every code created so far, live or not. */

@@ -211,7 +211,9 @@ describe('the scan list', () => {
     expect(emulator.scans()).toHaveLength(3)
     const html = await (await fetch(`${emulator.url}/`)).text()
     expect(html).toContain('<table id="scans"')
-    expect(html).toContain("fetch('/emulator/scans')")
+    // Served with the scans already in it (escaped on the server), refreshed from /emulator/view.
+    expect(html).toContain('<td data-label="openid">o_second</td>')
+    expect(html).toContain("fetch('/emulator/view'")
   })
 
   it('keeps the last 200', () => {

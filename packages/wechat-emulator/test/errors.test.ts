@@ -71,6 +71,17 @@ describe('invalid_argument', () => {
   })
 })
 
+describe('oauth_refused', () => {
+  it('openInWechat says why the authorize page refuses, and refuses to reach the real WeChat', async () => {
+    const emulator = await start()
+    const query = `appid=wx_other&redirect_uri=${encodeURIComponent('https://app.example/cb')}&response_type=code&scope=snsapi_base&state=s`
+    const refused = await emulatorError('oauth_refused', () => emulator.openInWechat(`${emulator.url}/connect/oauth2/authorize?${query}`))
+    expect(refused.message).toBe(`openInWechat: the authorize page refuses: appid wx_other is not this account's (${ACCOUNT.appId})`)
+    await emulatorError('oauth_refused', () => emulator.openInWechat(`https://open.weixin.qq.com/connect/oauth2/authorize?${query}#wechat_redirect`))
+    await emulatorError('invalid_argument', () => emulator.openInWechat('/relative'))
+  })
+})
+
 describe('unknown_ticket and expired_code', () => {
   it('refuses a ticket it never issued and a code past its lifetime, on the API and on the page route', async () => {
     const clock = new ManualClock('2026-03-01T08:00:00Z')

@@ -86,7 +86,9 @@ export interface WechatCallbackOptions {
   replayWindowSeconds?: number | false
   /**
    * The text sent to the user after a scan, or `null` for none (WeChat then gets `success`). Default
-   * `defaultReply`: "Signed in." / "Please purchase to continue." / a hint to refresh an invalid code. `false` never replies. Runs inside WeChat's 5-second budget: keep it fast.
+   * `defaultReply`: "Signed in." / "Please purchase to continue." / a hint to refresh an invalid code /
+   * with `confirm: 'link'`, the device's name and a link to the confirm page. `false` never replies.
+   * Runs inside WeChat's 5-second budget: keep it fast.
    */
   reply?: ((result: ScanResult, message: WechatMessage) => string | null | undefined | Promise<string | null | undefined>) | false
   /**

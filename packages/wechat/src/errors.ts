@@ -36,11 +36,15 @@ export type WechatErrorCode =
   /** A push body is not the narrow XML WeChat sends (`WechatXmlError`); the push is answered 400. */
   | 'xml_error'
   /**
-   * The options of `createWechatQrProvider` or `createWechatCallback` are invalid (a missing appId, a
-   * malformed EncodingAESKey); the message names the option. A mistake in the application's set-up.
+   * The options of `createWechatQrProvider`, `createWechatCallback` or `createWechatWebOAuth` are
+   * invalid (a missing appId, a malformed EncodingAESKey); the message names the option. A mistake in
+   * the application's set-up.
    */
   | 'invalid_options'
-  /** A call's own argument is out of range, e.g. a `sceneStr` longer than WeChat's 64 characters. */
+  /**
+   * A call's own argument is out of range, e.g. a `sceneStr` longer than WeChat's 64 characters, or
+   * an OAuth `state` that is not 0–128 characters of `[A-Za-z0-9]`.
+   */
   | 'invalid_argument'
 
 /**

@@ -5,6 +5,8 @@
  *   token, cached and shared, temporary `QR_STR_SCENE` codes).
  * - {@link createWechatCallback}: the account's push URL: signature, replay window, safe-mode AES,
  *   scans to `auth.handleScan`, everything else to `onMessage`, an answer within 5 seconds.
+ * - {@link createWechatWebOAuth}: core's `WebOAuthProvider` on WeChat web OAuth (`snsapi_base`), for
+ *   confirm on the phone (`confirm: 'link'`): who opened a confirm link.
  * - {@link createWechatFetchHandler}: that callback as a Fetch-standard `(Request) => Promise<Response>`
  *   (Hono, Next.js route handlers, Bun, Deno).
  * - {@link parseXml}, {@link buildXml}, {@link textField}: the narrow XML of pushes and replies (no DTD,
@@ -36,6 +38,8 @@ export {
 } from './callback-options'
 export { SUBSCRIBE_SCENE_PREFIX, sceneOfScan, type WechatMessage } from './message'
 export { DEFAULT_REPLY_TEXTS, defaultReply, SUCCESS_BODY } from './reply'
+export { confirmReplyText } from './confirm-reply'
+export { createWechatWebOAuth, WECHAT_AUTHORIZE_URL, REFUSED_CODE_ERRCODES, type WechatWebOAuthOptions } from './web-oauth'
 export { computeSignature, verifySignature, verifyMsgSignature } from './signature'
 export { decodeAesKey, encryptMessage, decryptMessage, WechatCryptoError, type DecryptedMessage } from './crypto'
 export { parseXml, buildXml, textField, WechatXmlError, type XmlValue, type XmlObject } from './xml'

@@ -6,6 +6,7 @@
  */
 import { randomInt } from 'node:crypto'
 import type { ScanResult } from '@scanauth/core'
+import { confirmReplyText } from './confirm-reply'
 import { encryptMessage } from './crypto'
 import type { WechatMessage } from './message'
 import { computeSignature } from './signature'
@@ -17,16 +18,24 @@ import { buildXml } from './xml'
  */
 export const SUCCESS_BODY = 'success'
 
-/** The default texts sent to the user after a scan. */
-export const DEFAULT_REPLY_TEXTS: Readonly<Record<ScanResult['result'], string>> = {
+/**
+ * The default texts sent to the user after a scan whose answer is fixed. A `scanned` scan (confirm
+ * on the phone) is answered with a text made for it, naming the device and linking to the confirm
+ * page: see {@link confirmReplyText}.
+ */
+export const DEFAULT_REPLY_TEXTS: Readonly<Record<Exclude<ScanResult['result'], 'scanned'>, string>> = {
   authorized: 'Signed in.',
   need_purchase: 'Please purchase to continue.',
   invalid: 'This QR code has expired or was already used. Refresh it on your device and scan again.',
 }
 
-/** The default `reply` of `createWechatCallback`: one of {@link DEFAULT_REPLY_TEXTS}. */
-export function defaultReply(result: ScanResult): string {
-  return DEFAULT_REPLY_TEXTS[result.result]
+/**
+ * The default `reply` of `createWechatCallback`: one of {@link DEFAULT_REPLY_TEXTS}, or for a
+ * `scanned` scan the link to the confirm page ({@link confirmReplyText}; `message` dates the scan so
+ * the text can say how long is left).
+ */
+export function defaultReply(result: ScanResult, message?: Pick<WechatMessage, 'CreateTime'>): string {
+  return result.result === 'scanned' ? confirmReplyText(result, message) : DEFAULT_REPLY_TEXTS[result.result]
 }
 
 /**

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { escapeHtml } from '../page'
+import { escapeHtml } from '../html'
 
 /**
  * The page. With `codeUrl` (possibly `''`), it shows only the order of that `code_url` (what a
