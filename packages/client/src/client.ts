@@ -7,6 +7,7 @@ import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff'
 import type { FetchLike, HttpSettings } from './http'
 import { requiredText, wholeNumber } from './options'
 import { purchase } from './purchase'
+import { SceneSecrets } from './scene-secrets'
 import { consume, getSession, listPlans, logout } from './session'
 import { signIn } from './sign-in'
 import type { ConsumeResult, Plan, PurchaseOptions, PurchaseResult, SessionInfo, SignInOptions, SignInResult } from './types'
@@ -34,8 +35,10 @@ export interface ScanAuthClient {
   /**
    * Signs the device in: creates a scene, calls `onCode` with its QR code, waits for the scan (event
    * stream, long poll or poll), and replaces an expired code up to `maxRefreshes` times. Resolves
-   * `authorized` with the session, or `need_purchase` with the scene to buy through. Rejects with a
-   * `ScanAuthClientError`: `expired`, `aborted`, `rate_limited`, `http` or `network`.
+   * `authorized` with the session, `need_purchase` with the scene to buy through, or (on a server
+   * with `confirm: 'link'`) `denied` when the scanner refused on the phone. Rejects with a
+   * `ScanAuthClientError`: `expired`, `aborted`, `rate_limited`, `http` or `network`. A scene's poll
+   * secret (a server with `requirePollSecret`) is sent on every request about it, by itself.
    */
   signIn(options: SignInOptions): Promise<SignInResult>
   /** The session behind `token`, or null once it has ended (the server answered 401). */
@@ -49,7 +52,8 @@ export interface ScanAuthClient {
   /**
    * Buys `plan` for the scene of a `need_purchase` sign-in (`sceneStr`) or for a session
    * (`sessionToken`): opens the order, calls `onCode` with its pay code, and resolves once it is paid.
-   * Rejects with `expired` when the order's deadline passes unpaid.
+   * Rejects with `expired` when the order's deadline passes unpaid. Buy through a scene with the
+   * client whose `signIn` returned it: it holds the scene's poll secret, if the server issued one.
    */
   purchase(options: PurchaseOptions): Promise<PurchaseResult>
 }
@@ -82,12 +86,14 @@ export function createScanAuthClient(options: ScanAuthClientOptions): ScanAuthCl
     maxRateLimitWaitSeconds: wholeNumber('maxRateLimitWaitSeconds', options.maxRateLimitWaitSeconds, 30, 0, 86_400),
     backoff,
   }
+  // Poll secrets of scenes that ended on need_purchase, for the purchase that waits on them.
+  const secrets = new SceneSecrets()
   return {
-    signIn: async (o) => signIn(http, o),
+    signIn: async (o) => signIn(http, o, secrets),
     getSession: async (token) => getSession(http, token),
     consume: async (token, points) => consume(http, token, points),
     logout: async (token) => logout(http, token),
     listPlans: async () => listPlans(http),
-    purchase: async (o) => purchase(http, o),
+    purchase: async (o) => purchase(http, o, secrets),
   }
 }

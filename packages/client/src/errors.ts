@@ -18,7 +18,11 @@ export type ScanAuthClientErrorCode =
    * `retryAfterSeconds` says when to try again.
    */
   | 'rate_limited'
-  /** The server answered an error status (`status`, with its `{detail}` in `detail`), or an answer the client cannot read. */
+  /**
+   * The server answered an error status (`status`, with its `{detail}` in `detail`), or an answer the
+   * client cannot read. A 403 while signing in on a server with `requirePollSecret` means the scene's
+   * poll secret did not reach it (a proxy dropped the `X-Scanauth-Poll-Secret` header).
+   */
   | 'http'
   /** The server could not be reached, after the client's retries with backoff. */
   | 'network'

@@ -32,6 +32,8 @@ export interface RequestSpec {
   json?: unknown
   /** A session token, sent as `Authorization: Bearer`. */
   token?: string
+  /** More request headers (lower-case names), e.g. a scene's poll secret. */
+  headers?: Readonly<Record<string, string>>
   /** Aborts the request (and any wait between attempts). */
   signal: AbortSignal
   /** Whether a network failure may be retried (not for a request that must not run twice, like `consume`). */
@@ -67,6 +69,7 @@ export async function send(settings: HttpSettings, route: string, spec: RequestS
   const headers: Record<string, string> = { accept: spec.method === 'POST' ? 'application/json' : 'application/json, text/event-stream' }
   if (spec.json !== undefined) headers['content-type'] = 'application/json'
   if (spec.token !== undefined) headers.authorization = `Bearer ${spec.token}`
+  if (spec.headers !== undefined) Object.assign(headers, spec.headers)
   const init: RequestInit = { method: spec.method ?? 'GET', headers, signal: spec.signal }
   if (spec.json !== undefined) init.body = JSON.stringify(spec.json)
   const url = `${settings.baseUrl}/${route}`

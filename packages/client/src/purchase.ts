@@ -10,6 +10,7 @@ import { runAbortable, sleep } from './abortable'
 import { ScanAuthClientError } from './errors'
 import { sendForJson, type HttpSettings } from './http'
 import { requiredFunction, requiredText, transportOption, wholeNumber } from './options'
+import type { SceneSecrets } from './scene-secrets'
 import { getSession } from './session'
 import { DEFAULT_POLL_INTERVAL_MS, firstTransport } from './transport'
 import type { OrderCode, PurchaseOptions, PurchaseResult } from './types'
@@ -30,8 +31,11 @@ function orderStatus(body: unknown): string {
   return status
 }
 
-/** Runs one purchase (see `ScanAuthClient.purchase`). */
-export function purchase(http: HttpSettings, options: PurchaseOptions): Promise<PurchaseResult> {
+/**
+ * Runs one purchase (see `ScanAuthClient.purchase`). A scene purchase presents the scene's poll
+ * secret from `secrets`, when the sign-in that ended on `need_purchase` kept one.
+ */
+export function purchase(http: HttpSettings, options: PurchaseOptions, secrets?: SceneSecrets): Promise<PurchaseResult> {
   const plan = requiredText('plan', options.plan)
   requiredFunction('onCode', options.onCode)
   const option = transportOption(options.transport)
@@ -48,6 +52,7 @@ export function purchase(http: HttpSettings, options: PurchaseOptions): Promise<
       const status = await waitScene({
         http,
         sceneStr,
+        pollSecret: secrets?.get(sceneStr),
         signal,
         transports: { option, current: firstTransport(option) },
         pollIntervalMs,
@@ -61,6 +66,7 @@ export function purchase(http: HttpSettings, options: PurchaseOptions): Promise<
         },
       })
       if (status.status === 'authorized' && status.sessionToken !== undefined && status.authorization !== undefined) {
+        secrets?.forget(sceneStr)
         return { status: 'authorized', orderId: order.orderId, sceneStr, sessionToken: status.sessionToken, authorization: status.authorization }
       }
       throw unpaid(order)

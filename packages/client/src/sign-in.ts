@@ -1,6 +1,7 @@
 /**
- * `signIn`: create a scene, hand its code to `onCode`, wait for the scan, refresh an expired code up
- * to `maxRefreshes` times.
+ * `signIn`: create a scene, hand its code to `onCode`, wait for the scan (and, on a server with
+ * `confirm: 'link'`, through `scanned` for the scanner's decision), refresh an expired code up to
+ * `maxRefreshes` times.
  *
  * @module
  */
@@ -9,6 +10,7 @@ import { ScanAuthClientError } from './errors'
 import { sendForJson, type HttpSettings } from './http'
 import { requiredFunction, requiredText, transportOption, wholeNumber } from './options'
 import { DEFAULT_POLL_INTERVAL_MS, firstTransport } from './transport'
+import type { SceneSecrets } from './scene-secrets'
 import type { SignInAuthorized, SignInOptions, SignInResult } from './types'
 import type { TransportState } from './wait-context'
 import { waitScene } from './wait-scene'
@@ -17,8 +19,11 @@ import { readScene } from './wire'
 /** The default number of refreshes of an expired code. */
 export const DEFAULT_MAX_REFRESHES = 3
 
-/** Runs one sign-in (see `ScanAuthClient.signIn`). */
-export function signIn(http: HttpSettings, options: SignInOptions): Promise<SignInResult> {
+/**
+ * Runs one sign-in (see `ScanAuthClient.signIn`). `secrets` keeps the poll secret of a scene the
+ * sign-in ends on with `need_purchase`, for the purchase that waits on it.
+ */
+export function signIn(http: HttpSettings, options: SignInOptions, secrets?: SceneSecrets): Promise<SignInResult> {
   const deviceId = requiredText('deviceId', options.deviceId)
   requiredFunction('onCode', options.onCode)
   const maxRefreshes = wholeNumber('maxRefreshes', options.maxRefreshes, DEFAULT_MAX_REFRESHES, 0, 1000)
@@ -35,6 +40,8 @@ export function signIn(http: HttpSettings, options: SignInOptions): Promise<Sign
       const status = await waitScene({
         http,
         sceneStr: scene.sceneStr,
+        // Sent on every request about the scene, never shown to the app (not in `onCode`).
+        pollSecret: scene.pollSecret,
         signal,
         transports,
         pollIntervalMs,
@@ -50,7 +57,12 @@ export function signIn(http: HttpSettings, options: SignInOptions): Promise<Sign
       if (status.status === 'authorized' && status.sessionToken !== undefined && status.authorization !== undefined) {
         return authorized(scene.sceneStr, status.sessionToken, status.authorization)
       }
-      if (status.status === 'need_purchase') return { status: 'need_purchase', sceneStr: scene.sceneStr }
+      if (status.status === 'need_purchase') {
+        if (scene.pollSecret !== undefined) secrets?.keep(scene.sceneStr, scene.pollSecret)
+        return { status: 'need_purchase', sceneStr: scene.sceneStr }
+      }
+      // The scanner refused on the phone (`confirm: 'link'`): an answer, not a failure; no new code.
+      if (status.status === 'denied') return { status: 'denied', sceneStr: scene.sceneStr }
       if (status.status !== 'expired') {
         throw new ScanAuthClientError('http', `The server answered a status this client does not know: ${status.status}`, { detail: status.status })
       }

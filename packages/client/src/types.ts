@@ -41,12 +41,25 @@ export interface SceneCode {
   refresh: number
 }
 
+/**
+ * A scene's status as the server sends it (docs/behaviour.md, wire shapes):
+ *
+ * - `pending`: waiting for the scan.
+ * - `scanned` (servers with `confirm: 'link'` only; not final): the code was scanned and the server
+ *   waits for the scanner to confirm on the phone. Show "confirm on your phone"; the wait goes on.
+ * - `authorized`, `need_purchase`, `denied` (servers with `confirm: 'link'` only), `expired`: final
+ *   for a sign-in (an expired code is replaced within `maxRefreshes`).
+ *
+ * Typed open (`string & {}`): a newer server may send a status this client does not know yet.
+ */
+export type SceneStatus = 'pending' | 'scanned' | 'authorized' | 'need_purchase' | 'denied' | 'expired' | (string & {})
+
 /** A status the client read while waiting, for a status line. */
 export interface StatusUpdate {
   /** The scene it is about. */
   sceneStr: string
-  /** The status as the server sent it: `pending`, `scanned`, `expired`, `authorized`, `need_purchase`, … */
-  status: string
+  /** The status as the server sent it: `pending`, `scanned`, `authorized`, `need_purchase`, `denied`, `expired`, … */
+  status: SceneStatus
   /** How it arrived. */
   transport: Transport
 }
@@ -71,8 +84,19 @@ export interface SignInNeedPurchase {
   sceneStr: string
 }
 
+/**
+ * The scanner refused on the phone (a server with `confirm: 'link'`): the device is not signed in.
+ * Not an error, and the code is not replaced: say so, and offer a new sign-in.
+ */
+export interface SignInDenied {
+  /** Denied by the scanner. */
+  status: 'denied'
+  /** The scene that was scanned and denied. */
+  sceneStr: string
+}
+
 /** What `signIn` resolves with. */
-export type SignInResult = SignInAuthorized | SignInNeedPurchase
+export type SignInResult = SignInAuthorized | SignInNeedPurchase | SignInDenied
 
 /** The options of `signIn`. */
 export interface SignInOptions {
@@ -80,7 +104,10 @@ export interface SignInOptions {
   deviceId: string
   /** Called with the first code and with each refresh: show it, replacing the previous one. */
   onCode(code: SceneCode): void
-  /** Called with each status read while waiting. */
+  /**
+   * Called with each status read while waiting: `pending`, then (on a server with `confirm: 'link'`)
+   * `scanned` while the scanner confirms on the phone, then the final one.
+   */
   onStatus?(update: StatusUpdate): void
   /** Aborting it rejects the sign-in at once with `aborted` and cancels every request. */
   signal?: AbortSignal

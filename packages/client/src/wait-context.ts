@@ -22,13 +22,18 @@ export interface WaitInput {
   http: HttpSettings
   /** The scene. */
   sceneStr: string
+  /**
+   * The scene's poll secret, when `create_scene` answered one (a server with `requirePollSecret`):
+   * sent as `X-Scanauth-Poll-Secret` on every status request and event stream of the scene.
+   */
+  pollSecret?: string
   /** The call's signal. */
   signal: AbortSignal
   /** The transport (updated on a fallback). */
   transports: TransportState
   /** Milliseconds between plain polls. */
   pollIntervalMs: number
-  /** A sign-in ends on anything but `pending`; a payment also waits through `need_purchase`. */
+  /** A sign-in ends on anything but `pending` and `scanned`; a payment also waits through `need_purchase`. */
   purpose: 'sign-in' | 'payment'
   /** For a payment: past this time (epoch ms) a `need_purchase` is final (the order's deadline). */
   deadlineMs?: number
@@ -49,6 +54,14 @@ export const UNKNOWN_SCENE: StatusBody = { status: 'expired' }
 /** Whether a payment's deadline has passed. */
 export function pastDeadline(input: WaitInput): boolean {
   return input.deadlineMs !== undefined && Date.now() > input.deadlineMs
+}
+
+/** The header that carries a scene's poll secret (B-secret-1…4). */
+export const POLL_SECRET_HEADER = 'x-scanauth-poll-secret'
+
+/** The headers of a request about the scene: its poll secret, when it has one. */
+export function sceneHeaders(input: Pick<WaitInput, 'pollSecret'>): Record<string, string> | undefined {
+  return input.pollSecret === undefined ? undefined : { [POLL_SECRET_HEADER]: input.pollSecret }
 }
 
 /** The query string of a scene. */

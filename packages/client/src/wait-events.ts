@@ -12,7 +12,7 @@ import { discard, httpError, send } from './http'
 import { SseParser } from './sse-parser'
 import { endsWait, FIRST_EVENT_TIMEOUT_MS, streamVerdict } from './transport'
 import { pollOnce } from './wait-polls'
-import { sceneQuery, type WaitInput, type WaitOutcome } from './wait-context'
+import { sceneHeaders, sceneQuery, type WaitInput, type WaitOutcome } from './wait-context'
 import { readStatus, type StatusBody } from './wire'
 
 /** A stream that lived this long before breaking counts as having worked: its reconnect starts the backoff afresh. */
@@ -52,6 +52,17 @@ function armWatchdog(input: WaitInput, attempt: LinkedController): Watchdog {
   }
 }
 
+/** The `{detail}` of an `event: error` (its data is JSON like an error answer), or the data as it is. */
+function errorDetail(data: string): string {
+  try {
+    const body: unknown = JSON.parse(data)
+    const detail = typeof body === 'object' && body !== null ? (body as { detail?: unknown }).detail : undefined
+    return typeof detail === 'string' ? detail : data
+  } catch {
+    return data
+  }
+}
+
 /** Reads one open stream until a final status, silence, or its end. */
 async function readStream(input: WaitInput, body: ReadableStream<Uint8Array>, attempt: LinkedController, watchdog: Watchdog): Promise<ReadOutcome> {
   const reader = body.getReader()
@@ -74,7 +85,7 @@ async function readStream(input: WaitInput, body: ReadableStream<Uint8Array>, at
       }
       for (const event of parser.push(decoder.decode(value, { stream: true }))) {
         if (event.event === 'error') {
-          return { kind: 'broken', error: new ScanAuthClientError('http', 'The event stream failed at the server', { status: 500, detail: event.data }) }
+          return { kind: 'broken', error: new ScanAuthClientError('http', 'The event stream failed at the server', { status: 500, detail: errorDetail(event.data) }) }
         }
         if (event.event !== 'status') continue
         watchdog.clear()
@@ -115,7 +126,7 @@ export async function waitByEvents(input: WaitInput): Promise<WaitOutcome> {
     try {
       let response: Response
       try {
-        response = await send(input.http, `events?${sceneQuery(input.sceneStr)}`, { signal: attempt.signal, retryNetwork: true })
+        response = await send(input.http, `events?${sceneQuery(input.sceneStr)}`, { signal: attempt.signal, headers: sceneHeaders(input), retryNetwork: true })
       } catch (error) {
         if (input.signal.aborted) throw abortedError(input.signal.reason)
         // Held back without headers, or refused at the network level (a proxy that resets streams):

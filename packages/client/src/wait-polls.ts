@@ -8,7 +8,7 @@ import { sleep } from './abortable'
 import { backoffDelay, mayRetry } from './backoff'
 import { discard, httpError, readJson, send } from './http'
 import { endsWait, LONG_POLL_SECONDS } from './transport'
-import { pastDeadline, sceneQuery, UNKNOWN_SCENE, type WaitInput, type WaitOutcome } from './wait-context'
+import { pastDeadline, sceneHeaders, sceneQuery, UNKNOWN_SCENE, type WaitInput, type WaitOutcome } from './wait-context'
 import { readStatus, type StatusBody } from './wire'
 
 /** Server errors a poll retries with backoff (the store or an upstream briefly failing). */
@@ -22,7 +22,7 @@ type PollAnswer = { kind: 'status'; status: StatusBody } | { kind: 'error'; resp
 
 async function askStatus(input: WaitInput, wait: number | undefined): Promise<PollAnswer> {
   const route = `status?${sceneQuery(input.sceneStr)}${wait === undefined ? '' : `&wait=${wait}`}`
-  const response = await send(input.http, route, { signal: input.signal, retryNetwork: true })
+  const response = await send(input.http, route, { signal: input.signal, headers: sceneHeaders(input), retryNetwork: true })
   if (response.status === 404) {
     discard(response)
     return { kind: 'status', status: UNKNOWN_SCENE }

@@ -10,7 +10,7 @@ import type { AuthorizationSummary, ConsumeResult, OrderCode, Plan, SessionInfo 
 
 /** A status answer (`GET status`, an `event: status`), as the waiting code needs it. */
 export interface StatusBody {
-  /** `pending`, `scanned`, `expired`, `need_purchase`, `authorized`, or a status this client does not know. */
+  /** `pending`, `scanned`, `expired`, `need_purchase`, `authorized`, `denied`, or a status this client does not know. */
   status: string
   /** Set when authorized. */
   sessionToken?: string
@@ -28,6 +28,8 @@ export interface SceneBody {
   qrContent: string
   /** Lifetime in seconds. */
   expiresIn: number
+  /** The scene's poll secret (`poll_secret`), sent by a server with `requirePollSecret`; never shown to the app. */
+  pollSecret?: string
 }
 
 function unreadable(what: string): ScanAuthClientError {
@@ -66,7 +68,14 @@ export function readScene(value: unknown): SceneBody {
   const body = record(value, 'create_scene')
   const qrUrl = text(body, 'qr_url', 'create_scene')
   const qrContent = typeof body.qr_content === 'string' && body.qr_content !== '' ? body.qr_content : qrUrl
-  return { sceneStr: text(body, 'scene_str', 'create_scene'), qrUrl, qrContent, expiresIn: count(body, 'expires_in', 'create_scene') }
+  const scene: SceneBody = { sceneStr: text(body, 'scene_str', 'create_scene'), qrUrl, qrContent, expiresIn: count(body, 'expires_in', 'create_scene') }
+  // Absent unless the server requires the secret; present, it must be usable as a header value.
+  if (body.poll_secret !== undefined) {
+    const pollSecret = text(body, 'poll_secret', 'create_scene')
+    if (!/^[\x21-\x7e]+$/.test(pollSecret)) throw unreadable('create_scene')
+    scene.pollSecret = pollSecret
+  }
+  return scene
 }
 
 /** `GET status` or an `event: status`, 200. */

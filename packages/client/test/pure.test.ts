@@ -6,6 +6,7 @@ import { backoffDelay, mayRetry } from '../src/backoff'
 import { endsWait, fallbackTransport, firstTransport, streamVerdict } from '../src/transport'
 import { readScene, readStatus } from '../src/wire'
 import { ScanAuthClientError } from '../src/errors'
+import { MAX_KEPT_SECRETS, SceneSecrets } from '../src/scene-secrets'
 
 describe('SseParser', () => {
   it('dispatches events at blank lines, in any chunking, skipping comments', () => {
@@ -95,6 +96,14 @@ describe('the wire readers', () => {
     expect(readScene({ ...seed, qr_content: 'http://weixin.qq.com/q/x' }).qrContent).toBe('http://weixin.qq.com/q/x')
   })
 
+  it('read create_scene’s poll_secret when there is one, and refuse one that cannot be a header value', () => {
+    const seed = { scene_str: 'pc_1', qr_url: 'https://mp.example/showqrcode?ticket=t', expires_in: 300 }
+    expect(readScene(seed).pollSecret).toBeUndefined()
+    const secret = 'Ab0_-'.repeat(8) + 'xyz'
+    expect(readScene({ ...seed, poll_secret: secret }).pollSecret).toBe(secret)
+    for (const bad of ['', 'a b', 'line\nbreak', 42, null]) expect(() => readScene({ ...seed, poll_secret: bad }), String(bad)).toThrow(ScanAuthClientError)
+  })
+
   it('read an authorized status, and refuse one that lacks its token', () => {
     const authorization = { type: 'points', end_at: null, remaining_points: 5 }
     expect(readStatus({ status: 'authorized', session_token: 't', authorization })).toEqual({
@@ -104,5 +113,21 @@ describe('the wire readers', () => {
     })
     expect(() => readStatus({ status: 'authorized', authorization })).toThrow(ScanAuthClientError)
     expect(() => readStatus('pending')).toThrow(ScanAuthClientError)
+  })
+})
+
+describe('SceneSecrets', () => {
+  it('keeps the most recent scenes’ secrets, and forgets on demand', () => {
+    const secrets = new SceneSecrets()
+    for (let i = 0; i <= MAX_KEPT_SECRETS; i++) secrets.keep(`pc_${i}`, `s${i}`)
+    expect(secrets.get('pc_0')).toBeUndefined()
+    expect(secrets.get('pc_1')).toBe('s1')
+    // Kept again: the most recent once more, so the next one pushes out pc_2 instead.
+    secrets.keep('pc_1', 's1b')
+    secrets.keep('pc_new', 'n')
+    expect(secrets.get('pc_1')).toBe('s1b')
+    expect(secrets.get('pc_2')).toBeUndefined()
+    secrets.forget('pc_1')
+    expect(secrets.get('pc_1')).toBeUndefined()
   })
 })
