@@ -25,7 +25,8 @@ export interface FuzzTarget {
 
 /** The configuration every target runs with; `log` collects into `lines`. */
 function config(lines: string[]): ExampleConfig {
-  return { port: 0, host: '127.0.0.1', store: { kind: 'memory' }, wechat: { kind: 'emulator' }, log: (line) => lines.push(line) }
+  // Confirm on the phone and poll secrets on: the confirm page is among the routes attacked.
+  return { port: 0, host: '127.0.0.1', store: { kind: 'memory' }, wechat: { kind: 'emulator' }, confirm: 'link', requirePollSecret: true, log: (line) => lines.push(line) }
 }
 
 async function example(start: typeof startExpress): Promise<FuzzTarget> {

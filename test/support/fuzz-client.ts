@@ -4,7 +4,7 @@
  * timeout on every request so that a hung one is reported rather than waited for.
  */
 import { Agent, request as httpRequest } from 'node:http'
-import { AUTH_ROUTES, CALLBACK_PATH, NOTIFY_PATH, type FuzzRequest } from './fuzz-requests'
+import { AUTH_ROUTES, CALLBACK_PATH, CONFIRM_PATH, NOTIFY_PATH, type FuzzRequest } from './fuzz-requests'
 
 /** What came back for one request (or `error` when nothing did). */
 export interface FuzzAnswer {
@@ -61,7 +61,7 @@ const routeOf = (path: string) => path.split('?')[0] as string
 /**
  * What is wrong with `answer` to `request`, or null. Always: a 2xx or 4xx status (never a 5xx, nor a
  * 1xx/3xx), and a JSON content type means a body that parses. On scanauth's routes an error is JSON
- * `{detail}`; on the WeChat callback every answer is WeChat's text format (plain text, or XML); on
+ * `{detail}` (on the confirm page an HTML page); on the WeChat callback every answer is WeChat's text format (plain text, or XML); on
  * WeChat Pay's notify_url an error is WeChat Pay's JSON `{"code":"FAIL","message"}`, and nothing
  * unsigned is ever answered 2xx.
  */
@@ -83,6 +83,12 @@ export function problemWith(request: FuzzRequest, answer: FuzzAnswer): string | 
     if (!/^application\/json\b/.test(answer.contentType)) return `an error of type ${answer.contentType || 'none'} on ${route}, not JSON`
     const detail = (JSON.parse(answer.body) as { detail?: unknown } | null)?.detail
     if (typeof detail !== 'string' || detail === '') return `an error on ${route} without {detail}`
+  }
+  // The confirm page answers a phone's browser: every refusal is a page (B-confirm-12), unless the
+  // app's own JSON parser refused the body before the route ran.
+  if (route === CONFIRM_PATH && answer.status >= 400 && answer.status !== 405 && hasBody && !/^text\/html\b/.test(answer.contentType)) {
+    const appError = appParsed && /^application\/json\b/.test(answer.contentType) && /"detail":/.test(answer.body)
+    if (!appError) return `an error of type ${answer.contentType || 'none'} on ${route}, not an HTML page`
   }
   if (route === CALLBACK_PATH && hasBody && !/^(text\/plain|text\/xml|application\/xml)\b/.test(answer.contentType)) {
     const appError = appParsed && answer.status >= 400 && /^application\/json\b/.test(answer.contentType) && /"detail":/.test(answer.body)

@@ -40,6 +40,8 @@ export interface FuzzLimits {
 /** scanauth's routes under `/auth` (docs/behaviour.md, B-wire-2), the WeChat callback and WeChat Pay's notify_url. */
 export const AUTH_ROUTES = ['/auth/create_scene', '/auth/status', '/auth/session', '/auth/consume', '/auth/logout', '/auth/plans', '/auth/purchase'] as const
 export const CALLBACK_PATH = '/wechat/callback'
+/** The confirm page of confirm on the phone (B-confirm-11, B-confirm-12): HTML for a phone's browser. */
+export const CONFIRM_PATH = '/auth/confirm'
 export const NOTIFY_PATH = '/wechatpay/notify'
 
 const METHODS = ['GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'PURGE'] as const
@@ -60,6 +62,7 @@ const OTHER_PATHS = [
 const QUERY_KEYS = [
   'scene', 'scene', 'wait', 'signature', 'timestamp', 'nonce', 'echostr', 'encrypt_type', 'msg_signature',
   'device_id', 'points', 'scene[]', 'scene[a]', '__proto__', 'constructor[prototype][x]', '%ED%A0%80', '',
+  'ticket', 'ticket', 'code', 'state', 'poll_secret', 'ticket[]',
 ] as const
 
 const PERCENT_GARBAGE = ['%', '%%', '%G1', '%E0%A4%A', '%ED%A0%80', '%ED%B0%80x', '%F0%9F%98', '%C0%AF', '%FF', '%00', '%u0041', '%25ED%25A0%2580'] as const
@@ -119,7 +122,7 @@ function queryValue(d: Dice): string {
     case 3: return d.pick(PERCENT_GARBAGE) + d.pick(['', 'x', sceneStr(d)])
     case 4: return d.pick(NUMBERISH).replace(' ', '%20')
     case 5: return ''
-    case 6: return '%ED%A0%80' // a lone surrogate's UTF-8 bytes, escaped
+    case 6: return d.pick(['%ED%A0%80', d.hex(43), 'A'.repeat(43), `${d.hex(42)}%ED%A0%80`]) // a lone surrogate's UTF-8 bytes, escaped; ticket-shaped values
     default: return encodeURIComponent(d.pick(['客厅', '😀', 'e\u0301', 'pc_', 'null', 'true']))
   }
 }
@@ -193,7 +196,11 @@ function body(d: Dice, limits: FuzzLimits): Buffer | undefined {
     case 7:
     case 8: return Buffer.from(xmlBody(d))
     case 9: return Buffer.concat([Buffer.from('{"device_id":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('","openid":"'), Buffer.from([0xed, 0xb0, 0x80]), Buffer.from('"}')])
-    case 10: return Buffer.from(`device_id=${queryValue(d)}&device_id=x&scene=%ED%A0%80&points=${d.pick(NUMBERISH)}`)
+    case 10:
+      return Buffer.from(d.chance(0.5)
+        ? `device_id=${queryValue(d)}&device_id=x&scene=%ED%A0%80&points=${d.pick(NUMBERISH)}`
+        // The confirm page's form: a ticket of the right shape or not, a CSRF token, a decision.
+        : `ticket=${queryValue(d)}&csrf=${queryValue(d)}&decision=${d.pick(['confirm', 'deny', '', 'CONFIRM', 'confirm&decision=deny', '%ED%A0%80'])}`)
     default: return Buffer.from(jsonObject(d), 'utf16le')
   }
 }
@@ -225,7 +232,7 @@ function headers(d: Dice): Record<string, string> {
 export function nextRequest(random: Random, limits: FuzzLimits): FuzzRequest {
   const d = new Dice(random)
   const method = d.pick(METHODS)
-  const route = d.chance(0.75) ? d.pick([...AUTH_ROUTES, CALLBACK_PATH, CALLBACK_PATH, NOTIFY_PATH, NOTIFY_PATH]) : d.pick(OTHER_PATHS)
+  const route = d.chance(0.75) ? d.pick([...AUTH_ROUTES, CALLBACK_PATH, CALLBACK_PATH, NOTIFY_PATH, NOTIFY_PATH, CONFIRM_PATH]) : d.pick(OTHER_PATHS)
   const request: FuzzRequest = { method, path: `${route}${queryString(d)}`, headers: headers(d) }
   // GET and HEAD mostly without a body, as clients send them; sometimes with one anyway.
   const withBody = method === 'HEAD' ? false : method === 'GET' ? d.chance(0.1) : d.chance(0.9)

@@ -27,6 +27,8 @@ export const EXIT = {
   usage: 2,
   /** The scan worked, but the user has no authorization: nothing to sign in with until a purchase. */
   needPurchase: 3,
+  /** The person who scanned denied the sign-in on the phone (the server's confirm-on-phone mode). */
+  denied: 4,
   /** Ctrl-C (128 + SIGINT, as shells report it). */
   aborted: 130,
 } as const
@@ -157,6 +159,10 @@ export async function login(options: LoginOptions): Promise<number> {
       for (const line of authorizationLines(result.authorization)) print(line)
       print(`  Session      ${abbreviate(result.sessionToken)}`)
       return EXIT.authorized
+    }
+    if (result.status === 'denied') {
+      print('✗ Denied on the phone: this terminal was not signed in.')
+      return EXIT.denied
     }
     print('! Purchase needed: the scan worked, but this WeChat user has no active authorization (the free trial is used up).')
     await printPlans(client.listPlans(), options, print)

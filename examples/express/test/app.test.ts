@@ -33,6 +33,9 @@ describe('configFromEnv', () => {
       WECHAT_TOKEN: 'token',
       WECHAT_ENCODING_AES_KEY: 'k'.repeat(43),
       WECHAT_API_BASE: 'http://127.0.0.1:9',
+      SCANAUTH_CONFIRM: 'link',
+      SCANAUTH_PUBLIC_URL: 'https://app.example/',
+      SCANAUTH_REQUIRE_POLL_SECRET: 'true',
     })
     expect(config).toEqual({
       port: 0,
@@ -42,8 +45,21 @@ describe('configFromEnv', () => {
       sceneTtlSeconds: 120,
       freeTrialDays: 0.0007,
       wechatPay: { kind: 'emulator' },
+      confirm: 'link',
+      publicUrl: 'https://app.example',
+      requirePollSecret: true,
     })
     expect(configFromEnv({ SCANAUTH_STORE: 'memory' }).store).toEqual({ kind: 'memory' })
+  })
+
+  it('refuses confirm-on-the-phone settings it cannot use, naming the variable', () => {
+    expect(() => configFromEnv({ SCANAUTH_CONFIRM: 'yes' })).toThrow(/SCANAUTH_CONFIRM must be scan .* or link/)
+    expect(() => configFromEnv({ SCANAUTH_PUBLIC_URL: 'app.example' })).toThrow(/SCANAUTH_PUBLIC_URL must be an http\(s\) URL/)
+    expect(() => configFromEnv({ SCANAUTH_PUBLIC_URL: 'ftp://app.example' })).toThrow(/SCANAUTH_PUBLIC_URL/)
+    expect(() => configFromEnv({ SCANAUTH_PUBLIC_URL: 'https://app.example/?x=1' })).toThrow(/without a query/)
+    expect(() => configFromEnv({ SCANAUTH_REQUIRE_POLL_SECRET: 'yes' })).toThrow(/SCANAUTH_REQUIRE_POLL_SECRET must be true or false/)
+    expect(configFromEnv({}).confirm).toBe('scan')
+    expect(configFromEnv({}).requirePollSecret).toBe(false)
   })
 
   it('reads SCANAUTH_PURGE_MINUTES: minutes between purges, 0 for none, an hour by default', () => {

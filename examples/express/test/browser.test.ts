@@ -228,9 +228,15 @@ describe.skipIf(skipBrowser)('the demo page in chromium: signing in', () => {
       const cells = await firstRow.locator('td').allInnerTexts()
       expect(cells[1]).toContain(sceneStr)
       expect(cells[2]).toBe('o_listed_on_the_page')
-      expect(cells[3]).toMatch(/^HTTP 200/)
+      // What the phone shows: the passive reply; then what the callback answered.
+      expect(cells[3]).toContain('Signed in.')
+      expect(cells[4]).toMatch(/^HTTP 200/)
       expect(await page.locator('#scans tbody tr').count()).toBe(emulator.scans().length)
       await page.screenshot({ path: `${OUTPUT}14-emulator-scans.png`, fullPage: true })
+      // The narrowest phone: nothing overflows sideways.
+      await page.setViewportSize({ width: 320, height: 640 })
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(320)
+      await page.screenshot({ path: `${OUTPUT}14-emulator-scans-320.png`, fullPage: true })
     } finally {
       await context.close()
     }

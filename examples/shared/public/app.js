@@ -44,6 +44,7 @@ let signingIn = null // the AbortController of client.signIn, while it runs
 let tickTimer = null
 let recheckTimer = null
 let session = null // the token of the authorized card
+let phoneLink = null // with confirm on the phone: the emulated phone's chat, where its confirm link is
 
 // ---------------------------------------------------------------- timers
 
@@ -61,20 +62,22 @@ function stopTimers() {
 function setState(state) {
   card.dataset.state = state
   const pending = state === 'pending'
+  // Once scanned (confirm on the phone), the code is hidden: a code left on screen invites stray scans.
   $('qr-box').hidden = !['loading', 'pending', 'expired', 'error'].includes(state)
-  $('result').hidden = !['authorized', 'need_purchase'].includes(state)
+  $('result').hidden = !['authorized', 'need_purchase', 'denied'].includes(state)
+  $('phone-confirm').hidden = !(state === 'scanned' && config.emulator && phoneLink !== null)
   $('shop').hidden = state !== 'need_purchase'
   $('paying').hidden = state !== 'paying'
   $('qr-overlay').hidden = !['expired', 'error'].includes(state)
   // The outcome and the expired overlay say it all; the status line is for waiting and for errors.
   // (A result card shows it again for a problem: see setStatus.)
-  $('status').hidden = !['loading', 'pending', 'error', 'paying'].includes(state)
+  $('status').hidden = !['loading', 'pending', 'scanned', 'error', 'paying'].includes(state)
   $('emulator-scan').hidden = !(pending && config.emulator)
   $('emulator-hint').hidden = !(pending && config.emulator)
   $('emulator-pay').hidden = !(state === 'paying' && config.pay_emulator)
   $('pay-hint').hidden = !(state === 'paying' && config.pay_emulator)
   $('other-plan').hidden = state !== 'paying'
-  $('new-code').hidden = state !== 'need_purchase'
+  $('new-code').hidden = !['need_purchase', 'denied'].includes(state)
   $('sign-out').hidden = state !== 'authorized'
   $('lead').hidden = !['loading', 'pending'].includes(state)
 }
@@ -160,6 +163,28 @@ function showNeedPurchase(buyer, note) {
   checkout.offer(buyer, note)
 }
 
+/** The phone denied the sign-in (confirm on the phone): final for this code. */
+function showDenied() {
+  stopTimers()
+  generation++
+  showResult({
+    tone: 'warn',
+    title: 'Sign-in denied',
+    text: 'The request was denied on the phone. If that was not you, nothing was shared. Get a new code to try again.',
+    facts: [],
+  })
+  setState('denied')
+  setStatus('Denied on the phone', 'warn')
+}
+
+/** Scanned, waiting for the person to confirm on the phone; the code is hidden. */
+function showScanned() {
+  clearInterval(tickTimer)
+  tickTimer = null
+  setState('scanned')
+  setStatus('Scanned. Confirm on your phone…')
+}
+
 function showExpired() {
   stopTimers()
   $('overlay-text').textContent = 'This code has expired.'
@@ -211,7 +236,7 @@ async function newScene({ lead = LEAD } = {}) {
         if (gen !== generation) return
         card.dataset.transport = transport
         // With the server's confirm-on-phone mode the phone shows a page first.
-        if (status === 'scanned') setStatus('Scanned. Confirm on the phone…')
+        if (status === 'scanned') showScanned()
       },
     })
   } catch (error) {
@@ -225,6 +250,7 @@ async function newScene({ lead = LEAD } = {}) {
     saveSession(result.sessionToken)
     return showAuthorized(result.sessionToken, result.authorization)
   }
+  if (result.status === 'denied') return showDenied()
   showNeedPurchase({ sceneStr: result.sceneStr })
 }
 
@@ -273,6 +299,10 @@ async function emulatedScan() {
   button.textContent = 'Scanning…'
   try {
     const res = await api('/demo/emulator-scan', { method: 'POST', json: { scene_str: scene.sceneStr, openid: phoneOpenid } })
+    // With confirm on the phone, the reply carries the confirm link: the emulated phone opens it.
+    phoneLink = res.status === 200 && typeof res.body?.phone_url === 'string' ? res.body.phone_url : null
+    $('phone-confirm').href = phoneLink ?? '#'
+    if (card.dataset.state === 'scanned') setState('scanned')
     if (res.status !== 200) setStatus(res.body?.detail || `The emulated scan failed (${res.status}).`, 'error')
     // (The client may have brought the result before this answer came: then there is nothing to say.)
     else if (gen === generation && card.dataset.state === 'pending') setStatus('Scanned. Checking…')

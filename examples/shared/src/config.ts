@@ -28,6 +28,9 @@
  * | `WECHATPAY_NOTIFY_URL` | the `notify_url` WeChat Pay posts to (default the server's own `<address>/wechatpay/notify`; real WeChat Pay needs a public https URL); works with the emulator too |
  * | `SCANAUTH_PLANS` | the catalog, a JSON array as `GET /auth/plans` answers it: `[{"id","description","amount_fen","grant":{"type":"time","days"} or {"type":"points","points"}}]` (default: 30 days ¥19.90, 7 days ¥6.90, 100 points ¥9.90) |
  * | `SCANAUTH_RECONCILE_MINUTES` | minutes between reconciliations of open orders with WeChat Pay (default 1; `0` turns it off) |
+ * | `SCANAUTH_CONFIRM` | `scan` (default: a scan signs the device in, as specified) or `link` (confirm on the phone: the scan's reply links to a confirm page behind WeChat web OAuth; docs/security.md) |
+ * | `SCANAUTH_PUBLIC_URL` | the public base of this app for links, e.g. `https://app.example` (the confirm page is `<base>/auth/confirm`; its host must be the account's web authorization domain). Default: the address the server listens at |
+ * | `SCANAUTH_REQUIRE_POLL_SECRET` | `true` gives every scene a `poll_secret` and the session token only to a poll that presents it (default `false`; `@scanauth/client` sends it) |
  *
  * In emulator mode, a `WECHAT_TOKEN` and a `WECHAT_ENCODING_AES_KEY` that are set are the emulated
  * account's: pushes you sign yourself (`curl`) are checked with your token, and with your key the
@@ -94,6 +97,12 @@ export interface ExampleConfig {
   plans?: Plan[]
   /** Milliseconds between reconciliations of open orders (`auth.reconcileOrders()`), or `false` for none. Default: a minute. */
   reconcileEveryMs?: number | false
+  /** What a scan means (`SCANAUTH_CONFIRM`): `scan` (default) or `link`, confirm on the phone. */
+  confirm?: 'scan' | 'link'
+  /** The public base of the app for links (`SCANAUTH_PUBLIC_URL`), without a trailing slash. Default: where the server listens. */
+  publicUrl?: string
+  /** Poll secrets (`SCANAUTH_REQUIRE_POLL_SECRET`). Default false. */
+  requirePollSecret?: boolean
 }
 
 /** The longest free trial core accepts (`createScanAuth`'s `freeTrialDays`: at most 100 years). */
@@ -189,7 +198,39 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConf
     wechatPay: wechatPayFromEnv(value, wechat.kind === 'account' ? wechat.appId : undefined),
     plans: plansFromEnv(value('SCANAUTH_PLANS')),
     reconcileEveryMs: minutesOrOff(integer('SCANAUTH_RECONCILE_MINUTES', undefined, 0, 24 * 60)),
+    confirm: confirmMode(value('SCANAUTH_CONFIRM')),
+    publicUrl: publicUrl(value('SCANAUTH_PUBLIC_URL')),
+    requirePollSecret: flag('SCANAUTH_REQUIRE_POLL_SECRET', value('SCANAUTH_REQUIRE_POLL_SECRET')),
   }
+}
+
+/** `SCANAUTH_CONFIRM`: `scan` or `link`. */
+function confirmMode(raw: string | undefined): 'scan' | 'link' {
+  if (raw === undefined || raw === 'scan') return 'scan'
+  if (raw === 'link') return 'link'
+  throw new ConfigError(`SCANAUTH_CONFIRM must be scan (a scan signs in) or link (confirm on the phone), not "${raw}"`)
+}
+
+/** `SCANAUTH_PUBLIC_URL`: an http(s) base without a query, kept without its trailing slash. */
+function publicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError(`SCANAUTH_PUBLIC_URL must be an http(s) URL such as https://app.example, not "${raw}"`)
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') {
+    throw new ConfigError(`SCANAUTH_PUBLIC_URL must be an http(s) URL without a query, such as https://app.example, not "${raw}"`)
+  }
+  return raw.replace(/\/+$/, '')
+}
+
+/** A true/false variable. */
+function flag(name: string, raw: string | undefined): boolean {
+  if (raw === undefined || raw === 'false' || raw === '0') return false
+  if (raw === 'true' || raw === '1') return true
+  throw new ConfigError(`${name} must be true or false, not "${raw}"`)
 }
 
 /**

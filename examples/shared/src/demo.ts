@@ -42,7 +42,11 @@ export interface DemoContext {
 
 const fields = (body: unknown) => (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
 
-/** `POST /demo/emulator-scan` `{scene_str, openid}`: the emulated phone scans the scene. */
+/**
+ * `POST /demo/emulator-scan` `{scene_str, openid}`: the emulated phone scans the scene. Answers
+ * `{scanned, reply, phone_url}`: the passive reply the phone got, and, when it carries a link (confirm
+ * on the phone), the emulated phone's page where that link can be opened.
+ */
 export async function demoScan({ emulator, log }: DemoContext, body: unknown): Promise<DemoResponse> {
   if (emulator === null) return { status: 404, body: { detail: 'No emulator: scan the code with WeChat' } }
   const { scene_str: sceneStr, openid } = fields(body)
@@ -51,7 +55,11 @@ export async function demoScan({ emulator, log }: DemoContext, body: unknown): P
   try {
     const push = await emulator.scan({ sceneStr, openid })
     if (push.status !== 200) throw new Error(`the callback answered ${push.status ?? 'nothing'}`)
-    return { status: 200, body: { scanned: sceneStr, reply: push.reply?.Content ?? null } }
+    const reply = push.reply?.Content ?? null
+    // Confirm on the phone: the reply links to the confirm page, which the emulated phone's chat
+    // (the emulator's page) opens as this person.
+    const phoneUrl = reply !== null && reply.includes('<a href=') ? `${emulator.url}/` : null
+    return { status: 200, body: { scanned: sceneStr, reply, phone_url: phoneUrl } }
   } catch (error) {
     log(`emulated scan failed: ${error instanceof Error ? error.message : String(error)}`)
     return { status: 502, body: { detail: `The emulated scan failed: ${error instanceof Error ? error.message : String(error)}` } }

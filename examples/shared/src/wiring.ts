@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createScanAuth, type RateLimitOptions, type ScanAuth } from '@scanauth/core'
-import { createWechatCallback, createWechatQrProvider, type WechatCallback } from '@scanauth/wechat'
+import { createWechatCallback, createWechatQrProvider, createWechatWebOAuth, type WechatCallback } from '@scanauth/wechat'
 import { startWechatEmulator, type WechatEmulator, type WechatPayEmulator } from '@scanauth/wechat-emulator'
 import type { WechatPayNotificationHandler } from '@scanauth/wechat-pay'
 import { DEFAULT_PLANS, type ExampleConfig, type WechatConfig } from './config'
@@ -138,7 +138,26 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     cleanup.push(() => pay.close())
     const plans = config.plans ?? DEFAULT_PLANS.map((plan) => ({ ...plan, grant: { ...plan.grant } }))
 
+    // Confirm on the phone: the page's public address is known from SCANAUTH_PUBLIC_URL, else once the
+    // server listens; web OAuth goes to the emulator's authorize page, or to WeChat's.
+    let publicBase = config.publicUrl
+    const confirm = config.confirm ?? 'scan'
+    const oauth = createWechatWebOAuth({
+      appId: account.appId,
+      appSecret: account.appSecret,
+      ...(account.apiBaseUrl === undefined ? {} : { apiBase: account.apiBaseUrl }),
+      ...(emulator === null ? {} : { authorizeBase: `${emulator.url}/connect/oauth2/authorize` }),
+    })
     const core = createScanAuth({
+      confirm,
+      confirmation: {
+        url: () => {
+          if (publicBase === undefined) throw new Error('the server is not listening yet: no public address for the confirm link')
+          return `${publicBase}/auth/confirm`
+        },
+        oauth,
+      },
+      requirePollSecret: config.requirePollSecret ?? false,
       store,
       qr: createWechatQrProvider({ appId: account.appId, appSecret: account.appSecret, apiBaseUrl: account.apiBaseUrl }),
       sceneTtlSeconds: config.sceneTtlSeconds,
@@ -148,6 +167,7 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       payments: { provider: pay.provider, plans },
       hooks: {
         onScan: (e) => log(`scan ${e.sceneStr} by ${e.openid}: ${e.result}${e.userId === undefined ? '' : ` (user ${e.userId})`}`),
+        onConfirm: (e) => log(`confirm page: ${e.result}${e.userId === undefined ? '' : ` (user ${e.userId})`}`),
         onActivate: ({ authorization: a }) =>
           log(`authorization ${a.id} (${a.type}, ${a.source}) active for user ${a.userId}${a.endAt ? ` until ${a.endAt}` : ''}`),
         onOrderPaid: (e) =>
@@ -202,7 +222,9 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     const reconcileSays = reconcileEveryMs === false ? 'no reconciliation' : `reconcile every ${reconcileEveryMs / 60_000} min`
 
     const demo: DemoContext = { auth, emulator, payEmulator: pay.emulator, log }
-    log(`scanauth example (${framework}): store ${label} (${purgeSays}), ${platform}`)
+    const confirmSays = confirm === 'link' ? `, confirm on the phone${config.publicUrl === undefined ? '' : ` at ${config.publicUrl}/auth/confirm`}` : ''
+    const secretSays = config.requirePollSecret === true ? ', poll secrets required' : ''
+    log(`scanauth example (${framework}): store ${label} (${purgeSays}), ${platform}${confirmSays}${secretSays}`)
     log(`${pay.says}: ${plans.length} plans (${plans.map((p) => p.id).join(', ')}), ${reconcileSays}`)
 
     return {
@@ -213,12 +235,13 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       wechatPayNotify: pay.notificationHandler(auth),
       log,
       async listening(baseUrl) {
+        publicBase ??= baseUrl
         await emulator?.setCallbackUrl(`${baseUrl}/wechat/callback`)
         pay.listening(baseUrl)
       },
       demoConfig: () => ({
         status: 200,
-        body: { framework, store: config.store.kind, emulator: emulator !== null, pay_emulator: pay.emulator !== null },
+        body: { framework, store: config.store.kind, emulator: emulator !== null, pay_emulator: pay.emulator !== null, confirm },
       }),
       demoScan: (body) => demoScan(demo, body),
       demoPay: (body) => demoPay(demo, body),

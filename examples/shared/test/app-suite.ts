@@ -130,7 +130,7 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
       expect(client).toMatch(/export \{[^}]*\bcreateScanAuthClient\b[^}]*\}/)
       expect(client).not.toMatch(/^\s*import\s/m)
       expect((await fetch(`${url}/wait.js`)).status).toBe(404) // the page's own waiting is gone
-      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, pay_emulator: true })
+      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, pay_emulator: true, confirm: 'scan' })
 
       const { body } = await postJson(`${url}/auth/create_scene`, { device_id: 'page-device' })
       const scan = await postJson(`${url}/demo/emulator-scan`, { scene_str: body.scene_str, openid: 'phone-0123abcd' })
