@@ -53,8 +53,12 @@ const optionsSchema = z.object({
   freeTrialDays: z.number().positive().max(100 * 365.25).default(7),
   now: z.custom<() => number>((v) => typeof v === 'function', { error: 'now must be a function' }).default(() => Date.now),
   hooks: z.custom<ScanAuthHooks>((v) => typeof v === 'object' && v !== null, { error: 'hooks must be an object' }).default(() => ({})),
-  // `prefault`: an absent `rateLimits` is parsed as `{}`, so each limit gets its own default.
-  rateLimits: rateLimitsSchema.prefault({}),
+  // `prefault`: an absent `rateLimits` is parsed as `{}`, so each limit gets its own default;
+  // `false` is every limit off, in one word (tests over HTTP, a trusted network).
+  rateLimits: z.preprocess(
+    (limits) => (limits === false ? { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false } : limits),
+    rateLimitsSchema.prefault({}),
+  ),
   payments: paymentsSchema.optional(),
   confirm: z.enum(['scan', 'link'], { error: "confirm must be 'scan' or 'link'" }).default('scan'),
   confirmation: z
@@ -111,9 +115,10 @@ export interface ScanAuthOptions {
   hooks?: ScanAuthHooks
   /**
    * Limits on the unauthenticated routes (docs/security.md, docs/behaviour.md B-rate-1…9). On by
-   * default; each one can be set or turned off with `false`.
+   * default; each one can be set or turned off with `false`, and `rateLimits: false` turns every one
+   * off (a test that creates many scenes over HTTP; never a server facing the internet).
    */
-  rateLimits?: RateLimitOptions
+  rateLimits?: RateLimitOptions | false
   /**
    * Selling access (docs/payments.md): the payment provider, the plan catalog and the order window.
    * Without it, `need_purchase` is where the journey ends and the purchase routes answer 404. The

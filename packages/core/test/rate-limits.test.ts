@@ -34,7 +34,7 @@ beforeEach(() => {
   store = new MemoryStore()
 })
 
-const service = (rateLimits?: RateLimitOptions, over: Store = store) => createScanAuth({ store: over, qr, now: clock.now, rateLimits })
+const service = (rateLimits?: RateLimitOptions | false, over: Store = store) => createScanAuth({ store: over, qr, now: clock.now, rateLimits })
 
 /** The error a promise rejects with (it must reject). */
 async function refusal(promise: Promise<unknown>): Promise<ScanAuthError> {
@@ -162,7 +162,16 @@ describe('the rateLimits option', () => {
     expect(qr.requests).toHaveLength(41)
   })
 
+  it('turns every limit off with rateLimits: false, in one word', async () => {
+    const auth = service(false)
+    for (let i = 0; i < 60; i++) await auth.createScene({ deviceId: 'tv-1', clientAddress: '192.0.2.1' })
+    const { sceneStr } = await auth.createScene({ deviceId: 'tv-1' })
+    for (let i = 0; i < 200; i++) await auth.getStatus(sceneStr)
+    expect(qr.requests).toHaveLength(61)
+  })
+
   it.each([
+    [true, 'rateLimits'],
     [{ perDevice: { limit: 0, windowSeconds: 60 } }, 'rateLimits.perDevice'],
     [{ perAddress: { limit: 5, windowSeconds: 86_401 } }, 'rateLimits.perAddress'],
     [{ perAddress: { limit: 5 } }, 'rateLimits.perAddress'],
