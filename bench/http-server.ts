@@ -20,6 +20,17 @@
  * time authorization, so its poll reads the scene, the user and the latest session, and answers
  * `authorized`); that scan's session token is the one the guarded route is called with.
  *
+ * `argv[4]` is the mode ({@link HttpMode}, default `plain`). In the `opt-in` mode (issue 20) the
+ * instance is `createScanAuth({ confirm: 'link', confirmation: { url, oauth }, requirePollSecret: true })`,
+ * with {@link benchOAuth} as WeChat web OAuth; both scenes are made as a device makes them, by
+ * `POST /auth/create_scene` on the middleware's app (so the client address, 127.0.0.1, is stored
+ * masked as `requestedFrom`, and the answer carries the `poll_secret`), and the second is authorized
+ * through confirm on the phone: the scan (`scanned`, a ticket), `auth.openConfirmation` twice (the
+ * OAuth redirect, then the scanner's code: the page and its CSRF token) and `auth.decideConfirmation`
+ * with `confirm`. The ready message then carries both poll secrets. The scenes are checked before
+ * anything is measured: both stored with a masked address and a secret digest, the pending one
+ * polling `pending`, the authorized one `authorized` with its secret and `poll_secret_required` without.
+ *
  * One framework per process, as in an application: with both in one process, core's handler would
  * see two frameworks' request objects and its inline caches would turn polymorphic, a cost no real
  * deployment pays. Both bare routes read the `scene` query parameter, as any status route must.
@@ -34,14 +45,39 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import Koa from 'koa'
-import { createScanAuth } from '@scanauth/core'
+import { createScanAuth, ScanAuthError, type ScanAuth, type ScanAuthOptions, type StatusResult, type WebOAuthProvider } from '@scanauth/core'
 import { requireAuthorization, scanAuthRouter } from '@scanauth/express'
 import { scanAuthMiddleware } from '@scanauth/koa'
-import { constantQr, openBenchStore, type StoreKind } from './stores'
+import { constantQr, openBenchStore, type BenchStore, type StoreKind } from './stores'
 import { NO_RATE_LIMITS } from './lib'
 
 /** The frameworks this file can serve. */
 export type HttpFramework = 'express' | 'koa'
+
+/**
+ * How the instance is configured: `plain` (the defaults), or `opt-in`, the two opt-in modes of issue 20
+ * together: `confirm: 'link'` with its `confirmation` (page address and OAuth) and `requirePollSecret: true`.
+ */
+export type HttpMode = 'plain' | 'opt-in'
+
+/** The scanner of the authorized scene, in both modes. */
+const SCANNER = 'bench-http-user'
+
+/**
+ * WeChat web OAuth as the benchmark plays it (the confirm page's OAuth round is setup here, not what
+ * is measured): every code names the scanner.
+ */
+const benchOAuth: WebOAuthProvider = {
+  authorizeUrl: ({ redirectUri, state }) => `https://oauth.example.test/authorize?redirect_uri=${encodeURIComponent(redirectUri)}&state=${state}`,
+  exchangeCode: async () => SCANNER,
+}
+
+/** The options of the `opt-in` mode. */
+const OPT_IN = {
+  confirm: 'link',
+  confirmation: { url: 'https://app.example.test/auth/confirm', oauth: benchOAuth },
+  requirePollSecret: true,
+} as const satisfies Partial<ScanAuthOptions>
 
 /** The message this process sends once it listens. */
 export interface ServerReady {
@@ -54,6 +90,17 @@ export interface ServerReady {
   authorizedScene: string
   /** The live session of the authorized scene's user (a time authorization: the free trial), for the guarded route. */
   sessionToken: string
+  /** In the `opt-in` mode: the poll secret of each scene, as `create_scene` answered it. */
+  pollSecrets?: { scene: string; authorizedScene: string }
+}
+
+/** The scenes a server process is measured on, and the authorized poll's wire body for the bare routes. */
+interface BenchScenes {
+  scene: string
+  authorizedScene: string
+  sessionToken: string
+  authorizedBody: object
+  pollSecrets?: { scene: string; authorizedScene: string }
 }
 
 /** The answer of the app's own route `GET /api/report`, guarded or not: the same JSON on both sides. */
@@ -70,9 +117,11 @@ export interface ServerCpu {
 async function main(): Promise<void> {
   const framework = process.argv[2] as HttpFramework
   const storeKind = (process.argv[3] ?? 'memory') as StoreKind
+  const mode = (process.argv[4] ?? 'plain') as HttpMode
   if (process.send === undefined) throw new Error('bench/http-server.ts runs as a child of bench/http.ts (fork with IPC)')
   if (framework !== 'express' && framework !== 'koa') throw new Error(`bench/http-server.ts: unknown framework '${framework}'`)
   if (!['memory', 'sqlite', 'redis', 'postgres'].includes(storeKind)) throw new Error(`bench/http-server.ts: unknown store '${storeKind}'`)
+  if (mode !== 'plain' && mode !== 'opt-in') throw new Error(`bench/http-server.ts: unknown mode '${mode}'`)
   const opened = await openBenchStore(storeKind)
   const auth = createScanAuth({
     store: opened.store,
@@ -80,20 +129,11 @@ async function main(): Promise<void> {
     sceneTtlSeconds: 3600,
     // Off: the load generator polls one scene from one address thousands of times a second.
     rateLimits: NO_RATE_LIMITS,
+    ...(mode === 'opt-in' ? OPT_IN : {}),
   })
-  const { sceneStr } = await auth.createScene({ deviceId: 'bench-http' })
-  const { sceneStr: authorizedScene } = await auth.createScene({ deviceId: 'bench-http' })
-  await auth.handleScan({ sceneStr: authorizedScene, openid: 'bench-http-user' })
-  const authorized = await auth.getStatus(authorizedScene)
-  if (authorized.status !== 'authorized') throw new Error(`bench/http-server.ts: the scanned scene is ${authorized.status}`)
-  if (authorized.authorization.type !== 'time') throw new Error(`bench/http-server.ts: the trial is a ${authorized.authorization.type} authorization`)
-  // The wire body of that poll (docs/behaviour.md B-wire-1), for the bare routes to answer.
-  const a = authorized.authorization
-  const authorizedBody = {
-    status: 'authorized',
-    session_token: authorized.sessionToken,
-    authorization: { type: a.type, end_at: a.endAt, remaining_points: a.remainingPoints },
-  }
+  // The authorized poll's wire body, for the bare routes: set once the scenes are made, after the apps
+  // listen (the opt-in mode makes its scenes through `create_scene`) and before the ready message.
+  let authorizedBody: object = {}
 
   const apps = () => {
     if (framework === 'express') {
@@ -137,6 +177,8 @@ async function main(): Promise<void> {
     return (server.address() as AddressInfo).port
   }
   const ports = { scanauth: await listen(app), bare: await listen(bare) }
+  const scenes = mode === 'plain' ? await plainScenes(auth) : await optInScenes(auth, opened.store, `http://127.0.0.1:${ports.scanauth}/auth`)
+  authorizedBody = scenes.authorizedBody
 
   const close = () => {
     for (const server of servers) {
@@ -154,7 +196,74 @@ async function main(): Promise<void> {
     for (const server of servers) server.closeAllConnections()
     void opened.close().finally(() => process.exit(0))
   })
-  process.send({ type: 'ready', ports, scene: sceneStr, authorizedScene, sessionToken: authorized.sessionToken } satisfies ServerReady)
+  const { scene, authorizedScene, sessionToken, pollSecrets } = scenes
+  process.send({ type: 'ready', ports, scene, authorizedScene, sessionToken, ...(pollSecrets === undefined ? {} : { pollSecrets }) } satisfies ServerReady)
+}
+
+/** The authorized poll's answer, which must be a time authorization (the free trial), and its wire body (docs/behaviour.md B-wire-1). */
+function authorizedAnswer(status: StatusResult): { sessionToken: string; authorizedBody: object } {
+  if (status.status !== 'authorized') throw new Error(`bench/http-server.ts: the scanned scene is ${status.status}`)
+  const a = status.authorization
+  if (a.type !== 'time') throw new Error(`bench/http-server.ts: the trial is a ${a.type} authorization`)
+  return {
+    sessionToken: status.sessionToken,
+    authorizedBody: { status: 'authorized', session_token: status.sessionToken, authorization: { type: a.type, end_at: a.endAt, remaining_points: a.remainingPoints } },
+  }
+}
+
+/** The plain mode's scenes: both made by `auth.createScene`, the second scanned once (the scan is the consent). */
+async function plainScenes(auth: ScanAuth): Promise<BenchScenes> {
+  const { sceneStr } = await auth.createScene({ deviceId: 'bench-http' })
+  const { sceneStr: authorizedScene } = await auth.createScene({ deviceId: 'bench-http' })
+  await auth.handleScan({ sceneStr: authorizedScene, openid: SCANNER })
+  return { scene: sceneStr, authorizedScene, ...authorizedAnswer(await auth.getStatus(authorizedScene)) }
+}
+
+/**
+ * The opt-in mode's scenes: both made by `POST {base}/create_scene` (a client address stored masked,
+ * a poll secret answered), the second authorized through confirm on the phone; checked as the module says.
+ */
+async function optInScenes(auth: ScanAuth, store: BenchStore['store'], base: string): Promise<BenchScenes> {
+  const create = async () => {
+    const response = await fetch(`${base}/create_scene`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', connection: 'close' },
+      body: JSON.stringify({ device_id: 'bench-http' }),
+    })
+    const body = (await response.json()) as { scene_str?: unknown; poll_secret?: unknown }
+    if (!response.ok || typeof body.scene_str !== 'string' || typeof body.poll_secret !== 'string') {
+      throw new Error(`bench/http-server.ts: create_scene answered ${response.status} ${JSON.stringify(body)}`)
+    }
+    const { scene } = await store.load({ sceneStr: body.scene_str })
+    if (scene?.requestedFrom == null || scene.pollSecretHash === null) throw new Error('bench/http-server.ts: the scene has no masked address or no poll secret digest')
+    return { sceneStr: body.scene_str, pollSecret: body.poll_secret }
+  }
+  const pending = await create()
+  const authorized = await create()
+  const scan = await auth.handleScan({ sceneStr: authorized.sceneStr, openid: SCANNER })
+  if (scan.result !== 'scanned') throw new Error(`bench/http-server.ts: a scan in confirm mode answered ${scan.result}`)
+  const { ticket } = scan
+  const redirect = await auth.openConfirmation({ ticket })
+  if (redirect.step !== 'authorize') throw new Error('bench/http-server.ts: the confirm page did not send the phone to OAuth first')
+  const state = new URL(redirect.location).searchParams.get('state') ?? ''
+  const page = await auth.openConfirmation({ ticket, code: 'bench-code', state })
+  if (page.step !== 'decide') throw new Error('bench/http-server.ts: the confirm page did not show the decision')
+  const decided = await auth.decideConfirmation({ ticket, csrf: page.csrf, decision: 'confirm' })
+  if (decided.result !== 'authorized') throw new Error(`bench/http-server.ts: the confirmation answered ${decided.result}`)
+  const pendingPoll = await auth.getStatus(pending.sceneStr, { pollSecret: pending.pollSecret })
+  if (pendingPoll.status !== 'pending') throw new Error(`bench/http-server.ts: the pending scene polls ${pendingPoll.status}`)
+  // Without the secret the session token is withheld (B-secret-2): the measured poll does check it.
+  const refused = await auth.getStatus(authorized.sceneStr).then(
+    () => null,
+    (error: unknown) => (error instanceof ScanAuthError ? error.code : String(error)),
+  )
+  if (refused !== 'poll_secret_required') throw new Error(`bench/http-server.ts: a poll without the secret got ${refused ?? 'the session token'}`)
+  return {
+    scene: pending.sceneStr,
+    authorizedScene: authorized.sceneStr,
+    ...authorizedAnswer(await auth.getStatus(authorized.sceneStr, { pollSecret: authorized.pollSecret })),
+    pollSecrets: { scene: pending.pollSecret, authorizedScene: authorized.pollSecret },
+  }
 }
 
 await main()

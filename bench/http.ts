@@ -9,7 +9,13 @@
  * `@scanauth/express`, called with a live session's `Authorization: Bearer` (a time authorization, the
  * free trial), against the same route and handler unguarded, sent the same header (target ≥ 0.7). On
  * Redis and PostgreSQL the server process also counts the store's round trips per response, as the
- * store sections count them (commands on the client, statements on the pool).
+ * store sections count them (commands on the client, statements on the pool). And on those three
+ * stores, through Express, the opt-in modes of issue 20 together (`confirm: 'link'` with its
+ * `confirmation`, and `requirePollSecret: true`, in a server process of their own; see
+ * `bench/http-server.ts`): the pending poll of a scene made by `create_scene` (a masked client address
+ * and a poll secret digest stored) and the authorized poll of a scene confirmed on the phone, both
+ * sent with `X-Scanauth-Poll-Secret`, against the same bare route (sent the same header); no target:
+ * the rows say what the modes cost the polls beside the plain rows of the same store.
  *
  *   npx tsx --conditions=@scanauth/source bench/http.ts
  *   BENCH_QUICK=1 npx tsx --conditions=@scanauth/source bench/http.ts    # short slices: a check that it works
@@ -33,7 +39,7 @@ import autocannon from 'autocannon'
 import type { ChildProcess } from 'node:child_process'
 import { pathToFileURL } from 'node:url'
 import { ask, startChild, stopChild } from './child'
-import type { HttpFramework, ServerCpu, ServerReady } from './http-server'
+import type { HttpFramework, HttpMode, ServerCpu, ServerReady } from './http-server'
 import { markdownTable, QUICK, row, summarize, type BenchRow, type Measurement } from './lib'
 import { STORE_LABEL, type StoreKind } from './stores'
 
@@ -48,6 +54,8 @@ export interface HttpBenchRow extends BenchRow {
   backend: StoreKind
   /** Which request: a poll of a pending scene or of an authorized one, or the app's own guarded route. */
   poll: RequestKind
+  /** How the instance is configured: the defaults, or the opt-in modes of issue 20 (confirm on the phone and the poll secret). */
+  mode: HttpMode
   /** `opsPerSec / baseline.opsPerSec` over all slices (the plain ratio of the table's req/s). */
   totalsRatio: number
   /**
@@ -88,13 +96,15 @@ interface HttpTarget {
   label: string
   store: StoreKind
   poll: RequestKind
+  /** Default `plain`; `opt-in` runs in a server process of its own (`bench/http-server.ts`). */
+  mode?: HttpMode
   target?: number
 }
 
 /** Issue 19: a route behind `requireAuthorization()` at least 0.7 of the same route unguarded. */
 export const GUARD_TARGET = 0.7
 
-/** Every row, grouped by server process (framework and store) in this order. */
+/** Every row, grouped by server process (framework, store and mode) in this order. */
 const TARGETS: HttpTarget[] = [
   { framework: 'express', label: 'Express 5', store: 'memory', poll: 'pending', target: 0.9 },
   // Issue #13: at least 0.85 of a bare Express route (it was 0.68 before).
@@ -103,20 +113,36 @@ const TARGETS: HttpTarget[] = [
   { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'pending' },
   { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'authorized' },
   { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'guarded', target: GUARD_TARGET },
+  // Issue 20, here and on Redis and PostgreSQL: the store's two polls with confirm on the phone and the
+  // poll secret, beside its plain rows above (no target, as the plain polls on these stores have none).
+  { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'pending', mode: 'opt-in' },
+  { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'authorized', mode: 'opt-in' },
   { framework: 'express', label: 'Express 5', store: 'redis', poll: 'pending' },
   { framework: 'express', label: 'Express 5', store: 'redis', poll: 'authorized' },
   { framework: 'express', label: 'Express 5', store: 'redis', poll: 'guarded', target: GUARD_TARGET },
+  { framework: 'express', label: 'Express 5', store: 'redis', poll: 'pending', mode: 'opt-in' },
+  { framework: 'express', label: 'Express 5', store: 'redis', poll: 'authorized', mode: 'opt-in' },
   { framework: 'express', label: 'Express 5', store: 'postgres', poll: 'pending' },
   { framework: 'express', label: 'Express 5', store: 'postgres', poll: 'authorized' },
   { framework: 'express', label: 'Express 5', store: 'postgres', poll: 'guarded', target: GUARD_TARGET },
+  { framework: 'express', label: 'Express 5', store: 'postgres', poll: 'pending', mode: 'opt-in' },
+  { framework: 'express', label: 'Express 5', store: 'postgres', poll: 'authorized', mode: 'opt-in' },
 ]
 
 /** The name of a guarded row's operation, before its store: `why.ts` keys its note on it. */
 export const GUARDED_OPERATION = 'route behind requireAuthorization()'
 
-/** The operation's name in the tables, e.g. `authorized poll, MemoryStore`. */
-export const operationName = (poll: RequestKind, store: StoreKind) =>
-  poll === 'guarded' ? `${GUARDED_OPERATION}, ${STORE_LABEL[store]}` : `${poll} poll, ${STORE_LABEL[store]}`
+/** What the name of an `opt-in` row says after the poll: what the poll pays for in that mode. */
+export const OPT_IN_LABEL: Record<PollKind, string> = { pending: 'confirm on the phone + poll secret', authorized: 'poll secret' }
+
+/**
+ * The operation's name in the tables, e.g. `authorized poll, MemoryStore`, or in the opt-in mode
+ * `pending poll, confirm on the phone + poll secret, RedisStore`.
+ */
+export const operationName = (poll: RequestKind, store: StoreKind, mode: HttpMode = 'plain') =>
+  poll === 'guarded'
+    ? `${GUARDED_OPERATION}, ${STORE_LABEL[store]}`
+    : `${poll} poll, ${mode === 'opt-in' ? `${OPT_IN_LABEL[poll]}, ` : ''}${STORE_LABEL[store]}`
 
 /** Options of {@link benchHttp}. */
 export interface BenchHttpOptions {
@@ -152,9 +178,9 @@ const median = (xs: number[]) => {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
 }
 
-/** Starts `bench/http-server.ts` for `framework` on `store` in a child process and waits until it listens. */
-async function startServers(framework: HttpFramework, store: StoreKind): Promise<{ child: ChildProcess; ready: ServerReady }> {
-  const { child, ready } = await startChild<ServerReady>('http-server.ts', [framework, store])
+/** Starts `bench/http-server.ts` for `framework` on `store` in `mode` in a child process and waits until it listens. */
+async function startServers(framework: HttpFramework, store: StoreKind, mode: HttpMode): Promise<{ child: ChildProcess; ready: ServerReady }> {
+  const { child, ready } = await startChild<ServerReady>('http-server.ts', [framework, store, mode])
   return { child, ready }
 }
 
@@ -202,18 +228,19 @@ function figures(side: Side): Measurement {
 }
 
 /**
- * Runs the HTTP benchmark (about 4 minutes with the defaults: some 18 s per row) and returns one
+ * Runs the HTTP benchmark (about 5½ minutes with the defaults: some 18 s per row) and returns one
  * row per target. Each server process is stopped whatever happens.
  */
 export async function benchHttp(options: BenchHttpOptions = {}): Promise<HttpBenchRow[]> {
   const { connections = 16, slices = QUICK ? 2 : 8, sliceSeconds = 1, stores } = options
   const rows: HttpBenchRow[] = []
   const wanted = TARGETS.filter((t) => stores === undefined || stores.includes(t.store))
-  const groups = [...new Set(wanted.map((t) => `${t.framework}|${t.store}`))]
+  const groupOf = (t: HttpTarget) => `${t.framework}|${t.store}|${t.mode ?? 'plain'}`
+  const groups = [...new Set(wanted.map(groupOf))]
   for (const group of groups) {
-    const inGroup = wanted.filter((t) => `${t.framework}|${t.store}` === group)
-    const { framework, store } = inGroup[0] as HttpTarget
-    const { child, ready } = await startServers(framework, store)
+    const inGroup = wanted.filter((t) => groupOf(t) === group)
+    const { framework, store, mode = 'plain' } = inGroup[0] as HttpTarget
+    const { child, ready } = await startServers(framework, store, mode)
     try {
       for (const target of inGroup) rows.push(await measureTarget(target, child, ready, { connections, slices, sliceSeconds }))
     } finally {
@@ -230,10 +257,18 @@ async function measureTarget(
   ready: ServerReady,
   { connections, slices, sliceSeconds }: { connections: number; slices: number; sliceSeconds: number },
 ): Promise<HttpBenchRow> {
+  const mode = target.mode ?? 'plain'
   const scene = target.poll === 'pending' ? ready.scene : ready.authorizedScene
   const guarded = target.poll === 'guarded'
-  // The guarded route and its unguarded twin get the same request, the session's Bearer included.
-  const headers: Record<string, string> = guarded ? { authorization: `Bearer ${ready.sessionToken}` } : {}
+  const secret = mode === 'opt-in' ? (target.poll === 'pending' ? ready.pollSecrets?.scene : ready.pollSecrets?.authorizedScene) : undefined
+  if (mode === 'opt-in' && secret === undefined) throw new Error('bench/http.ts: the opt-in server sent no poll secrets')
+  // Both sides get the same request: the guarded route and its unguarded twin the session's Bearer,
+  // an opt-in poll and its bare route the scene's poll secret (as `@scanauth/client` sends it).
+  const headers: Record<string, string> = guarded
+    ? { authorization: `Bearer ${ready.sessionToken}` }
+    : secret === undefined
+      ? {}
+      : { 'x-scanauth-poll-secret': secret }
   const urls = guarded
     ? [`http://127.0.0.1:${ready.ports.scanauth}/api/report`, `http://127.0.0.1:${ready.ports.bare}/api/report`]
     : [
@@ -260,13 +295,14 @@ async function measureTarget(
   const [ours, bare] = sides as [Side, Side]
   const cpu = (side: Side) => (side.serverCpuUs / 1000 / side.wallMs) * 100
   const baselineName = guarded ? `the same ${target.label} route, unguarded` : `bare ${target.label} route`
-  const plain = row(target.framework, operationName(target.poll, target.store), figures(ours), { name: baselineName, ...figures(bare) }, target.target)
+  const plain = row(target.framework, operationName(target.poll, target.store, mode), figures(ours), { name: baselineName, ...figures(bare) }, target.target)
   const counted = target.store === 'redis' || target.store === 'postgres'
   const perResponse = (side: Side) => side.roundTrips / Math.max(1, side.responses)
   return {
     ...plain,
     backend: target.store,
     poll: target.poll,
+    mode,
     ratio: median(ours.sliceRps.map((rps, i) => rps / (bare.sliceRps[i] as number))),
     totalsRatio: plain.ratio as number,
     cpuRatio: median(ours.sliceCpuPerResponse.map((us, i) => (bare.sliceCpuPerResponse[i] as number) / us)),

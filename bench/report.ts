@@ -51,8 +51,8 @@ export interface Results {
 
 const n = (x: number, digits = 0) => x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
-/** The HTTP rows with the columns that matter over HTTP. */
-function httpTable(rows: HttpBenchRow[]): string {
+/** The HTTP rows with the columns that matter over HTTP (also what `npm run bench` prints for the section). */
+export function httpTable(rows: HttpBenchRow[]): string {
   const lines = [
     '| framework | request | req/s | p50 µs | p99 µs | baseline | baseline req/s | baseline p50 µs | baseline p99 µs | ratio | target | ratio of totals | CPU-per-request ratio | server CPU (ours / bare) |',
     '|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -290,7 +290,7 @@ export function renderReport(env: Environment, results: Results): string {
     '**CPU-per-request ratio** (bare ÷ ours, server CPU time per response, median over rounds) is the',
     'same comparison in work done; it is the least disturbed by other load.',
     '',
-    'The servers run in a **child process** (one per framework) and autocannon in the parent. In one',
+    'The servers run in a **child process** (one per framework, store and mode) and autocannon in the parent. In one',
     'process the load generator and the server would share one event loop and one core, and',
     'autocannon\'s own cost per request would be added to both sides, pulling every ratio towards 1;',
     'in separate processes the server has a core of its own and the figures are its capacity (the',
@@ -309,6 +309,15 @@ export function renderReport(env: Environment, results: Results): string {
     'the server process counts the store\'s round trips, as the store sections do (commands on the ioredis',
     'client, statements on the pool\'s client class), over the measured slices of each side, and divides',
     'them by the responses: the table below the main one.',
+    '',
+    '**The opt-in modes** (issue 20): on the same three stores, through Express, both polls again on an instance',
+    'with `confirm: \'link\'` (its `confirmation`: a page address and a minimal in-process web OAuth) and',
+    '`requirePollSecret: true`, in a server process of its own with the same two apps. Both scenes are made as',
+    'a device makes them, by `POST /auth/create_scene`, so the masked client address and the poll secret\'s',
+    'digest are stored (on Redis the scene then takes the extended packed form); the authorized one is',
+    'confirmed on the phone (the scan, `auth.openConfirmation` with the OAuth code, `auth.decideConfirmation`):',
+    'a new user with the free trial, as above. Every poll is sent with `X-Scanauth-Poll-Secret`, the bare',
+    'route\'s too. No target: each row is to be read beside the plain poll of the same store.',
     '',
     httpTable(results.http),
     '',

@@ -21,14 +21,14 @@ import { cpus, loadavg, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import { roundTripTable, type RoundTripRow } from './concurrent'
-import { benchHttp } from './http'
+import { benchHttp, type HttpBenchRow } from './http'
 import { markdownTable, QUICK, type BenchRow } from './lib'
 import { benchMemory } from './memory'
 import { benchPostgres } from './postgres'
 import { describeServer } from './postgres-pool'
 import { benchPush, pushTables } from './push'
 import { benchRedis } from './redis'
-import { renderReport, type Environment, type Results } from './report'
+import { httpTable, renderReport, type Environment, type Results } from './report'
 import { benchScaling, scalingTable } from './scaling'
 import { benchSqlite } from './sqlite'
 
@@ -85,6 +85,10 @@ async function environment(): Promise<Omit<Environment, 'loadAfter' | 'seconds' 
 const withRoundTrips = (rows: Array<BenchRow & { roundTripsPerOp?: number }>) =>
   `${markdownTable(rows)}\n\n${roundTripTable(rows.filter((r): r is RoundTripRow => r.roundTripsPerOp !== undefined))}`
 
+/** The HTTP section as the report has it: its own columns (ratio of totals, CPU-per-request ratio, server CPU), then the round trips. */
+const httpTables = (rows: HttpBenchRow[]) =>
+  `${httpTable(rows)}\n\n${roundTripTable(rows.filter((r): r is HttpBenchRow & RoundTripRow => r.roundTripsPerOp !== undefined))}`
+
 const began = performance.now()
 const env = await environment()
 const sectionSeconds: Record<string, number> = {}
@@ -110,7 +114,7 @@ results.redis =
     withRoundTrips,
   )) ?? []
 results.postgres = (await section('postgres', () => benchPostgres(), withRoundTrips)) ?? []
-results.http = (await section('http', () => benchHttp(), withRoundTrips)) ?? []
+results.http = (await section('http', () => benchHttp(), httpTables)) ?? []
 results.scaling = (await section('scaling', () => benchScaling(), scalingTable)) ?? []
 const push = await section('push', () => benchPush(), pushTables)
 if (push !== undefined) results.push = push

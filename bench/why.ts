@@ -68,6 +68,22 @@ const GUARD_COMMON =
   'app also has the `/auth` mount in front of the route, as an app that adopts the guard has, and core ' +
   'validates the token and builds the session view (with the authorization\'s ISO `end_at`) on every request.'
 
+/** What every opt-in pending poll shares (issue 20): the modes add no step to it. */
+const OPT_IN_PENDING =
+  ' A pending poll never checks the secret (only the `authorized` answer, which carries the session token, is ' +
+  'withheld without it: B-secret-2), and `confirm: \'link\'` only lets the poll decision answer `scanned` and ' +
+  '`denied` too; core\'s handler looks for `X-Scanauth-Poll-Secret` on every poll, and here finds it. Both sides ' +
+  'are sent that header. What the modes add is a longer scene record, not a step: compare the plain pending ' +
+  'poll of the same store.'
+
+/** What every opt-in authorized poll shares (issue 20): the secret is checked without a read. */
+const OPT_IN_AUTHORIZED =
+  ' The secret costs no read: `getStatus` checks it against the digest on the scene it has just read ' +
+  '(`readStatus` hands the digest on with the answer), one SHA-256 of the 43-character secret and a ' +
+  'constant-time comparison. Only `waitForStatus` (the long poll and the event stream) reads the scene once ' +
+  'more before an `authorized` answer, as its waiters keep no record; the plain poll measured here does not. ' +
+  'Both sides are sent the same `X-Scanauth-Poll-Secret` header; compare the plain authorized poll of the same store.'
+
 /**
  * Why an operation is as far from its baseline as it is, from profiling; keyed by
  * `store|operation` (the first key that prefixes the row's operation wins).
@@ -279,6 +295,22 @@ const WHY: Array<[string, string]> = [
       GUARD_COMMON,
   ],
   [
+    'express|pending poll, confirm on the phone + poll secret, SqliteStore',
+    'the same one indexed `SELECT` of the scene as the plain pending poll: the statement always reads the ' +
+      '`requested_from`, `poll_secret_hash` and confirmation columns, and here the first two hold text (the ' +
+      'masked address `127.0.0.*` and the secret\'s 43-character digest) that better-sqlite3 copies into strings, ' +
+      'synchronously on the server\'s thread; the bare route reads nothing.' +
+      OPT_IN_PENDING,
+  ],
+  [
+    'express|authorized poll, poll secret, SqliteStore',
+    'the same three indexed `SELECT`s as the plain authorized poll (the scene; the user with its active ' +
+      'authorization and the head of its queue; the latest session), synchronous on the server\'s thread; the ' +
+      'scene, confirmed on the phone, has all six opt-in columns filled (the masked address, the secret\'s ' +
+      'digest, and the confirmation kept on it: the scanner\'s openid, its time, the ticket and CSRF digests).' +
+      OPT_IN_AUTHORIZED,
+  ],
+  [
     'express|route behind requireAuthorization(), RedisStore',
     'one round trip per request (see the round-trip table): `auth.verifySession` reads the session and its ' +
       'user in one call of the store\'s load script (session token → session → its user id → the user, its ' +
@@ -289,6 +321,24 @@ const WHY: Array<[string, string]> = [
       GUARD_COMMON,
   ],
   [
+    'express|pending poll, confirm on the phone + poll secret, RedisStore',
+    'one `GET` per poll, as for the plain pending poll (see the round-trip table), but the scene is stored in ' +
+      'the extended packed form (`codec-scenes.ts`) that a scene with a masked address or a secret digest ' +
+      'takes: some 60 bytes longer, and `decodeScene` splits two more fields and cuts the texts by their ' +
+      'lengths (`decodeExtension`) where the compact form\'s last field is the device id. ioredis parses the ' +
+      'reply on the server\'s thread; the bare route reads nothing.' +
+      OPT_IN_PENDING,
+  ],
+  [
+    'express|authorized poll, poll secret, RedisStore',
+    'two round trips per poll, one after the other, as for the plain authorized poll (see the round-trip ' +
+      'table): the scene (a `GET`; confirmed on the phone, it is in the extended packed form with all five ' +
+      'texts, the masked address, the secret\'s digest, the scanner\'s openid and the ticket and CSRF digests, ' +
+      'some 180 bytes more than the compact form), then the store\'s load script for the user, its ' +
+      'authorizations and the latest session.' +
+      OPT_IN_AUTHORIZED,
+  ],
+  [
     'express|route behind requireAuthorization(), PostgresStore',
     'one statement per request (see the round-trip table): `auth.verifySession` reads the session and its ' +
       'user (found through the session\'s `user_id` in a subquery, with its live authorizations as JSON) in one ' +
@@ -296,6 +346,23 @@ const WHY: Array<[string, string]> = [
       'parses the row on the server\'s thread, and the PostgreSQL backend answering it shares the machine\'s 2 ' +
       'cores with the server and the load generator; the unguarded route reads nothing.' +
       GUARD_COMMON,
+  ],
+  [
+    'express|pending poll, confirm on the phone + poll secret, PostgresStore',
+    'one statement per poll on the same index, as for the plain pending poll (see the round-trip table); ' +
+      'the row\'s `requested_from` and `poll_secret_hash` are text here instead of NULL, so the JSON array the ' +
+      'PostgreSQL backend builds and node-postgres parses on the server\'s thread is some 50 bytes longer. The ' +
+      'backend shares the machine\'s 2 cores with the server and the load generator; the bare route reads nothing.' +
+      OPT_IN_PENDING,
+  ],
+  [
+    'express|authorized poll, poll secret, PostgresStore',
+    'two statements per poll, one after the other, as for the plain authorized poll (see the round-trip ' +
+      'table): the scene, with its six opt-in columns filled (the masked address, the secret\'s digest and the ' +
+      'confirmation kept on the authorized scene), then the user with its live authorizations and the latest ' +
+      'session. Each connection\'s requests wait for both, so throughput at 16 connections follows their ' +
+      'latency more than the server\'s CPU.' +
+      OPT_IN_AUTHORIZED,
   ],
   [
     'koa|',
