@@ -18,8 +18,10 @@ import {
   denyScene,
   digestSecret,
   displayLabel,
+  isWaitingFor,
   matchesDigest,
   oauthStateOf,
+  reissueTicket,
   scanForConfirmation,
   SECRET_PATTERN,
   ticketState,
@@ -72,7 +74,10 @@ export function confirmationMethods(context: ConfirmationContext): ConfirmationM
    */
   async function openScene(ticket: string): Promise<SceneRecord> {
     if (!SECRET_PATTERN.test(ticket)) throw new ScanAuthError('confirm_ticket_invalid', 'This confirm link is not valid')
-    const { scene } = await store.load({ confirmTicketHash: digestSecret(ticket) })
+    const ticketHash = digestSecret(ticket)
+    const loaded = (await store.load({ confirmTicketHash: ticketHash })).scene
+    // Only the scene's current ticket counts: one replaced by a new scan names nothing (B-confirm-3).
+    const scene = loaded?.confirmation?.ticketHash === ticketHash ? loaded : null
     const state = ticketState(scene, now())
     switch (state.kind) {
       case 'open':
@@ -85,6 +90,12 @@ export function confirmationMethods(context: ConfirmationContext): ConfirmationM
         if (state.expire !== null && scene !== null) await store.commit({ scene: { op: 'update', scene: state.expire, expectedVersion: scene.version } })
         throw new ScanAuthError('confirm_ticket_expired', 'This sign-in request has expired; show a new code on the device')
     }
+  }
+
+  /** The scan's answer: the device, the ticket, its link and when it expires. */
+  const scannedResult = (scene: SceneRecord, ticket: string, expiresAt: number): ScanResult => {
+    const confirmUrl = linkOf(ticket)
+    return { result: 'scanned', deviceId: scene.deviceId, ticket, expiresAt, ...(confirmUrl === undefined ? {} : { confirmUrl }) }
   }
 
   const viewOf = (scene: SceneRecord, at: number): ConfirmationView => ({
@@ -101,6 +112,13 @@ export function confirmationMethods(context: ConfirmationContext): ConfirmationM
       return commitLoop(async () => {
         const { scene } = await store.load({ sceneStr })
         const at = now()
+        // The scanner scanning again while the decision waits: the reply (the only place the ticket
+        // goes) may have been lost, so a fresh ticket replaces the old one (B-confirm-3).
+        if (scene !== null && isWaitingFor(scene, openid, at)) {
+          const reissued = reissueTicket(scene, ticketHash)
+          const result = scannedResult(scene, ticket, reissued.expiresAt)
+          return { user: null, plan: answer(result, changeSet({ scene: { op: 'update', scene: reissued, expectedVersion: scene.version } })) }
+        }
         const decision = decideScan(scene, at, 'link')
         let plan: Plan<ScanResult>
         if (decision.kind === 'invalid') {
@@ -108,14 +126,7 @@ export function confirmationMethods(context: ConfirmationContext): ConfirmationM
           plan = answer({ result: 'invalid' }, changeSet({ scene: expire }))
         } else {
           const scanned = scanForConfirmation(decision.scene, { openid, ticketHash, now: at, ttlMs: context.ticketTtlMs })
-          const confirmUrl = linkOf(ticket)
-          const result: ScanResult = {
-            result: 'scanned',
-            deviceId: decision.scene.deviceId,
-            ticket,
-            expiresAt: scanned.expiresAt,
-            ...(confirmUrl === undefined ? {} : { confirmUrl }),
-          }
+          const result = scannedResult(decision.scene, ticket, scanned.expiresAt)
           plan = answer(result, changeSet({ scene: { op: 'update', scene: scanned, expectedVersion: decision.scene.version } }))
         }
         return { user: null, plan }

@@ -18,11 +18,11 @@ export const WECHAT_AUTHORIZE_URL = 'https://open.weixin.qq.com/connect/oauth2/a
 
 /**
  * The errcodes of `sns/oauth2/access_token` that refuse the code itself: 40029 (invalid or expired
- * code), 40163 (code already used), 41008 (no code). The phone may simply have opened an old link,
+ * code), 40163 (code already used), 41008 (no code), 42003 (code timed out). The phone may simply have opened an old link,
  * so these are an answer (null), not a failure; every other errcode (40013 bad AppID, 40125 bad
  * AppSecret, -1 busy) is our configuration or WeChat's trouble and is thrown.
  */
-export const REFUSED_CODE_ERRCODES: ReadonlySet<number> = new Set([40029, 40163, 41008])
+export const REFUSED_CODE_ERRCODES: ReadonlySet<number> = new Set([40029, 40163, 41008, 42003])
 
 /** Options of {@link createWechatWebOAuth}. */
 export interface WechatWebOAuthOptions {

@@ -88,12 +88,14 @@ describe('exchangeCode', () => {
     expect(exchanges().map((r) => r.errcode)).toEqual([undefined, 40029, 40029])
   })
 
-  it("answers null for WeChat's other refusals of the code (40163 used, 41008 missing)", async () => {
+  it("answers null for WeChat's other refusals of the code (40163 used, 41008 missing, 42003 timed out)", async () => {
     const { emulator, oauth } = await setup()
     emulator.failNext('sns/oauth2/access_token', { errcode: 40163, errmsg: 'code been used' })
     emulator.failNext('sns/oauth2/access_token', { errcode: 41008, errmsg: 'missing code' })
+    emulator.failNext('sns/oauth2/access_token', { errcode: 42003, errmsg: 'oauth_code timeout' })
     expect(await oauth.exchangeCode('c1')).toBeNull()
     expect(await oauth.exchangeCode('c2')).toBeNull()
+    expect(await oauth.exchangeCode('c3')).toBeNull()
   })
 
   it('throws on our misconfiguration: a wrong AppSecret (40125) or AppID (40013)', async () => {

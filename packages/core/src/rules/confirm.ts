@@ -74,10 +74,11 @@ function expandIpv6(address: string): string[] | null {
 /**
  * Characters that change how text around them is shown without showing themselves: bidirectional
  * controls (U+202E turns `evil\u202Etxt.exe` around), zero-width characters, and every other format
- * character (general category Cf), plus the C0/C1 controls.
+ * character (general category Cf), the line and paragraph separators (U+2028, U+2029: a new line in
+ * the chat, where a label could fake a line of its own), plus the C0/C1 controls.
  */
 // eslint-disable-next-line no-control-regex
-const HIDDEN = /[\p{Cf}\u0000-\u001f\u007f-\u009f\u115f\u1160\u3164\uffa0]/gu
+const HIDDEN = /[\p{Cf}\p{Zl}\p{Zp}\u0000-\u001f\u007f-\u009f\u115f\u1160\u3164\uffa0]/gu
 
 /**
  * The device label as the confirm page and the reply show it (B-confirm-5): every hidden character
@@ -101,6 +102,20 @@ export function scanForConfirmation(scene: SceneRecord, input: { openid: string;
     confirmation: { scannedBy: input.openid, scannedAt: input.now, ticketHash: input.ticketHash, csrfHash: null },
     version: scene.version + 1,
   }
+}
+
+/** Whether `scene` waits for the decision of `openid`: scanned by them, not yet expired. */
+export function isWaitingFor(scene: SceneRecord, openid: string, now: number): boolean {
+  return scene.status === 'scanned' && scene.confirmation?.scannedBy === openid && !hasPassed(scene.expiresAt, now)
+}
+
+/**
+ * The scanner scanned again while the decision waits (B-confirm-3): a new ticket replaces the old one
+ * (whose link and page stop working), the scanner and the deadline stay.
+ */
+export function reissueTicket(scene: SceneRecord, ticketHash: string): SceneDraft {
+  const confirmation = scene.confirmation as NonNullable<SceneRecord['confirmation']>
+  return { ...scene, confirmation: { ...confirmation, ticketHash, csrfHash: null }, version: scene.version + 1 }
 }
 
 /** Why a ticket cannot be acted on, when it cannot (B-confirm-4). */

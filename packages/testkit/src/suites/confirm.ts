@@ -80,19 +80,35 @@ export function confirmSuite(get: () => ContractContext): void {
       expect(sceneIn(await ctx.dump(), sceneStr)).toMatchObject({ status: 'authorized', requestedFrom: null, confirmation: null, pollSecretHash: null })
     })
 
-    it('B-confirm-3: a second scan of a scanned or denied scene changes nothing', async () => {
+    it('B-confirm-3: a scan of a scanned scene by anyone else, or of a denied one, changes nothing', async () => {
       const ctx = get()
       const oauth = new TestWebOAuth()
       const auth = confirmingAuth(ctx, ctx.store, oauth)
       const { sceneStr, ticket } = await scannedScene(auth)
       const before = await ctx.dump()
-      expect(await auth.handleScan({ sceneStr, openid: 'alice' })).toEqual({ result: 'invalid' })
       expect(await auth.handleScan({ sceneStr, openid: 'mallory' })).toEqual({ result: 'invalid' })
       expect(await ctx.dump()).toEqual(before)
       await auth.decideConfirmation({ ticket, csrf: await openedBy(auth, oauth, ticket), decision: 'deny' })
       const denied = await ctx.dump()
       expect(await auth.handleScan({ sceneStr, openid: 'alice' })).toEqual({ result: 'invalid' })
       expect(await ctx.dump()).toEqual(denied)
+    })
+
+    it('B-confirm-3: the scanner scanning again gets a new ticket (a lost reply); the old link names nothing, the deadline stays', async () => {
+      const ctx = get()
+      const oauth = new TestWebOAuth()
+      const auth = confirmingAuth(ctx, ctx.store, oauth)
+      const { sceneStr, ticket: first, scan } = await scannedScene(auth)
+      const oldCsrf = await openedBy(auth, oauth, first)
+      ctx.clock.advance(30 * SECOND)
+      const again = await auth.handleScan({ sceneStr, openid: 'alice' })
+      expect(again).toMatchObject({ result: 'scanned', deviceId: 'tv-livingroom', expiresAt: scan.expiresAt })
+      const second = (again as { ticket: string }).ticket
+      expect(second).not.toBe(first)
+      await expectScanAuthError(auth.openConfirmation({ ticket: first }), 'confirm_ticket_invalid', 404)
+      await expectScanAuthError(auth.decideConfirmation({ ticket: first, csrf: oldCsrf, decision: 'confirm' }), 'confirm_ticket_invalid', 404)
+      expect(sceneIn(await ctx.dump(), sceneStr)).toMatchObject({ status: 'scanned', confirmation: { scannedBy: 'alice', csrfHash: null } })
+      expect((await auth.decideConfirmation({ ticket: second, csrf: await openedBy(auth, oauth, second), decision: 'confirm' })).result).toBe('authorized')
     })
 
     it('B-confirm-6: the link goes through WeChat OAuth with a state tied to the ticket; the page shows the device, where and when', async () => {
