@@ -330,6 +330,11 @@ export interface ScanAuth {
    */
   openOrderOfScene(sceneStr: string): Promise<OrderView | null>
   /**
+   * What a scan means on this instance: `scan` (the default: it signs the device in) or `link`
+   * (confirm on the phone). The HTTP handler serves `{base}/confirm` only in `link` mode.
+   */
+  readonly confirmMode: 'scan' | 'link'
+  /**
    * The confirm link, opened (B-confirm-6…8): without an OAuth `code`, answers where to send the
    * phone (WeChat web OAuth, `snsapi_base`); with one, exchanges it for the openid of the person who
    * opened the link, refuses anyone but the scanner, and answers what the confirm page shows with a

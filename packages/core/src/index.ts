@@ -9,6 +9,8 @@
  * - {@link requireSessionFetch} and {@link requireAuthorizationFetch}: guards for an app's own Fetch
  *   routes (Hono, Next.js), over the framework-neutral {@link createRouteGuard}.
  * - {@link ScanAuthError}: the one error class, with a stable `code` and an HTTP `status`.
+ * - OpenTelemetry spans and metrics when `@opentelemetry/api` is installed (an optional peer
+ *   dependency; {@link TelemetryOptions}, docs/operations.md "Traces and metrics").
  *
  * @packageDocumentation
  */
@@ -43,6 +45,7 @@ export type {
 export { displayLabel, maskAddress, DEFAULT_CONFIRM_TICKET_TTL_SECONDS } from './rules/confirm'
 export { MAX_WAIT_MS, type WaitOptions } from './scene-waiters'
 export type { ScanAuthOptions, ScanAuthHooks, RateLimitOptions } from './options'
+export type { TelemetryOptions, TelemetryTracer, TelemetryMeter, TelemetryCounter, TelemetryHistogram, TelemetrySpan, TelemetryAttributes, TelemetryAttributeValue } from './telemetry/types'
 export type {
   PlanGrant,
   Plan,
@@ -146,6 +149,7 @@ export { mayWait, clientGoneSignal } from './http/node-wait'
 export { writeEventStream, writeResponseHead } from './http/node-events'
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './http/fetch-handler'
 export { readFetchBody } from './http/fetch-body'
+export { openApiDocument, openApiJson } from './http/openapi'
 export {
   createRouteGuard,
   MAX_REQUEST_ID_LENGTH,

@@ -12,6 +12,7 @@ import { paymentsSchema, type PaymentOptions } from './payment-options'
 import type { ConfirmationOptions, WebOAuthProvider } from './confirm-api'
 import { DEFAULT_CONFIRM_TICKET_TTL_SECONDS } from './rules/confirm'
 import type { WindowLimit } from './rules/rate-limits'
+import type { TelemetryMeter, TelemetryOptions, TelemetryTracer } from './telemetry/types'
 
 const hasMethods = (...names: string[]) => (value: unknown) =>
   typeof value === 'object' && value !== null && names.every((n) => typeof (value as Record<string, unknown>)[n] === 'function')
@@ -76,6 +77,15 @@ const optionsSchema = z.object({
     })
     .prefault({}),
   requirePollSecret: z.boolean().default(false),
+  telemetry: z
+    .union([
+      z.boolean(),
+      z.strictObject({
+        tracer: z.custom<TelemetryTracer>(hasMethods('startSpan')).optional(),
+        meter: z.custom<TelemetryMeter>(hasMethods('createCounter', 'createHistogram')).optional(),
+      }),
+    ], { error: 'telemetry must be true, false or { tracer?, meter? } (a tracer with startSpan(), a meter with createCounter() and createHistogram())' })
+    .default(true),
 })
 
 /** Optional callbacks for logging and metrics, called after a change is committed. */
@@ -140,6 +150,14 @@ export interface ScanAuthOptions {
    * shoulder is then worth nothing. Default false.
    */
   requirePollSecret?: boolean
+  /**
+   * OpenTelemetry spans and metrics (docs/operations.md, "Traces and metrics"). By default (`true`)
+   * they go to the global tracer and meter providers when `@opentelemetry/api` is installed (an
+   * optional peer dependency, loaded on first use: without it nothing is recorded and nothing
+   * fails). `false` turns them off and never loads it; `{ tracer, meter }` sends them to a tracer
+   * and a meter of your own (one left out is taken from the global API).
+   */
+  telemetry?: boolean | TelemetryOptions
 }
 
 /**

@@ -150,7 +150,10 @@ export interface ReconcileResult {
   /** True when `limit` stopped the call before every due order was checked. */
   more: boolean
   /** Why each failed check failed, for the job's log. */
-  errors: Array<{ orderId: string; message: string }>
+  errors: Array<{
+    /** The order whose check failed. */ orderId: string
+    /** What went wrong. */ message: string
+  }>
 }
 
 /** An order as {@link ScanAuth.getOrder} answers it. */

@@ -66,7 +66,10 @@ export interface ProviderTransaction {
    */
   tradeState: string
   /** The order total in fen and its currency, as the service reports them. */
-  amount: { total: number; currency: string }
+  amount: {
+    /** The order total, in fen. */ total: number
+    /** Its currency, e.g. `CNY`. */ currency: string
+  }
   /** When it was paid, as the service reports it (RFC 3339), when paid. */
   successTime?: string
 }
@@ -86,7 +89,10 @@ export interface ProviderRefund {
   /** `SUCCESS`, `CLOSED`, `PROCESSING` or `ABNORMAL`. Only `SUCCESS` changes anything. */
   refundStatus: string
   /** Refunded by this refund, and the order total, in fen. */
-  amount: { refund: number; total: number }
+  amount: {
+    /** Refunded by this refund, in fen. */ refund: number
+    /** The order total, in fen. */ total: number
+  }
 }
 
 /** The merchant identity a provider speaks for; paid transactions must name the same. */
@@ -109,7 +115,9 @@ export interface PaymentProvider {
    * for an order still open, it must answer a fresh code for the same order (WeChat Pay "re-entry"),
    * never open a second chargeable one.
    */
-  createNativeOrder(order: ProviderOrderRequest): Promise<{ codeUrl: string }>
+  createNativeOrder(order: ProviderOrderRequest): Promise<{
+    /** The code the device shows (`weixin://wxpay/…`). */ codeUrl: string
+  }>
   /** What the service knows of the order, or null when it knows none by that id. */
   queryOrder(outTradeNo: string): Promise<ProviderTransaction | null>
   /** Closes an unpaid order; answers `paid` when the service says it is paid already. */

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { ScanAuthError } from './errors'
+import { rateLimited } from './rate-limiter'
 import { isWithin, secondsUntilEnd, windowOf, type WindowLimit } from './rules/rate-limits'
 
 /** How many scenes the ceiling remembers (about 100 bytes each). */
@@ -37,6 +37,6 @@ export function createPollCeiling(setting: WindowLimit, capacity = POLL_CEILING_
     entry.count += 1
     if (isWithin(entry.count, setting.limit)) return
     const retryAfterSeconds = secondsUntilEnd(window, now)
-    throw new ScanAuthError('rate_limited', `Too many polls of this scene; try again in ${retryAfterSeconds} s`, { retryAfterSeconds })
+    throw rateLimited('poll', `Too many polls of this scene; try again in ${retryAfterSeconds} s`, retryAfterSeconds)
   }
 }

@@ -134,7 +134,9 @@ export async function purgeInBatches(
 
 /** A scene a purge batch read as a candidate: past its own deadline, with its latest session's (null when none). */
 export interface PurgeSceneCandidate<Id> {
+  /** The scene's id. */
   id: Id
+  /** The scene's own `expiresAt`. */
   expiresAt: number
   /** `expiresAt` of the scene's latest session, null when it has none. */
   sessionEnd: number | null
@@ -142,7 +144,9 @@ export interface PurgeSceneCandidate<Id> {
 
 /** Where the scene pass of a purge has got to: the last candidate read, in (expiresAt, id) order. */
 export interface PurgeSceneCursor<Id> {
+  /** `expiresAt` of the last candidate read. */
   expiresAt: number
+  /** `id` of the last candidate read. */
   id: Id
   /** True once a batch read fewer candidates than it asked for: every scene has been examined. */
   done: boolean

@@ -10,6 +10,24 @@ import { ScanAuthError } from './errors'
 import { decide, sceneChecks, type CounterCheck, type Refusal, type SceneLimitKind, type SceneLimits } from './rules/rate-limits'
 import type { Store } from './store'
 
+/** The limit that refused a call: a scene-creation limit, or a scene's poll ceiling. */
+export type RefusedLimit = SceneLimitKind | 'poll'
+
+/** Which limit threw each `rate_limited` error, for telemetry; the error itself keeps its shape. */
+const refusedBy = new WeakMap<ScanAuthError, RefusedLimit>()
+
+/** A `rate_limited` error, remembered as refused by `limit`. */
+export function rateLimited(limit: RefusedLimit, message: string, retryAfterSeconds: number): ScanAuthError {
+  const error = new ScanAuthError('rate_limited', message, { retryAfterSeconds })
+  refusedBy.set(error, limit)
+  return error
+}
+
+/** The limit behind a `rate_limited` error made by {@link rateLimited}, or undefined. */
+export function refusedLimitOf(error: unknown): RefusedLimit | undefined {
+  return error instanceof ScanAuthError ? refusedBy.get(error) : undefined
+}
+
 /** Admits or refuses a scene creation; see {@link createSceneLimiter}. */
 export type SceneLimiter = (input: { deviceId: string; clientAddress: string | undefined }) => Promise<void>
 
@@ -41,6 +59,7 @@ export function createSceneLimiter(store: Store, limits: SceneLimits, now: () =>
 function refuseIf(refusal: Refusal | null): void {
   if (refusal === null) return
   const { kinds, retryAfterSeconds } = refusal
-  const reason = REASONS[kinds[0] as SceneLimitKind]
-  throw new ScanAuthError('rate_limited', `${reason}; try again in ${retryAfterSeconds} s`, { retryAfterSeconds })
+  // Several limits may refuse one call; the error, and telemetry, name the first.
+  const kind = kinds[0] as SceneLimitKind
+  throw rateLimited(kind, `${REASONS[kind]}; try again in ${retryAfterSeconds} s`, retryAfterSeconds)
 }

@@ -213,7 +213,15 @@ export interface OrderRefundRecord {
 }
 
 /** What a paid order grants: a copy of its plan's grant taken when the order was opened. */
-export type OrderGrant = { type: 'time'; days: number } | { type: 'points'; points: number }
+export type OrderGrant =
+  | {
+      /** Access for a time. */ type: 'time'
+      /** How many days. */ days: number
+    }
+  | {
+      /** Points, one used per use. */ type: 'points'
+      /** How many points. */ points: number
+    }
 
 /**
  * An order: one purchase attempt of one plan by one user, known to the payment service by its

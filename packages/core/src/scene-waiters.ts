@@ -28,6 +28,15 @@ export interface WaitOptions {
   seen?: StatusResult['status']
 }
 
+/**
+ * A wait's answer: the poll's answer, and the digest of the scene's poll secret read with it (so the
+ * token can be withheld without another read, B-secret-2).
+ */
+export interface WaitAnswer {
+  status: StatusResult
+  pollSecretHash: string | null
+}
+
 /** What the waiters need from the service. */
 export interface WaiterDeps {
   store: Pick<Store, 'watchScenes'>
@@ -36,7 +45,7 @@ export interface WaiterDeps {
    * open order's), and whether waiters keep waiting on it (`pending`; `need_purchase` with an open
    * order of the scene, B-order-7).
    */
-  readStatus(sceneStr: string): Promise<{ status: StatusResult; expiresAt: number; keepWaiting: boolean }>
+  readStatus(sceneStr: string): Promise<WaitAnswer & { expiresAt: number; keepWaiting: boolean }>
   /** The service's clock. */
   now(): number
 }
@@ -44,7 +53,7 @@ export interface WaiterDeps {
 /** The waits of one scanauth instance. */
 export interface SceneWaiters {
   /** Resolves with the poll's answer once it is not `pending`, or when `timeoutMs` has passed. */
-  wait(sceneStr: string, options: WaitOptions): Promise<StatusResult>
+  wait(sceneStr: string, options: WaitOptions): Promise<WaitAnswer>
   /** How many scenes are waited on now (0 once every wait has ended: nothing is left behind). */
   readonly watchedScenes: number
   /** Whether the store subscription is held (only while a scene is waited on). */
@@ -52,7 +61,7 @@ export interface SceneWaiters {
 }
 
 /** How a wait ends: with an answer, or with an error (the scene is unknown, the store failed, aborted). */
-type Outcome = { ok: true; status: StatusResult } | { ok: false; error: unknown }
+type Outcome = { ok: true; answer: WaitAnswer } | { ok: false; error: unknown }
 
 interface Waiter {
   settle(outcome: Outcome): void
@@ -95,9 +104,9 @@ export function createSceneWaiters(deps: WaiterDeps): SceneWaiters {
       try {
         do {
           scene.again = false
-          const { status, expiresAt, keepWaiting } = await deps.readStatus(sceneStr)
-          if (!keepWaiting) return settleAll(scene, { ok: true, status })
-          tellScanned(scene, status)
+          const { status, pollSecretHash, expiresAt, keepWaiting } = await deps.readStatus(sceneStr)
+          if (!keepWaiting) return settleAll(scene, { ok: true, answer: { status, pollSecretHash } })
+          tellScanned(scene, { status, pollSecretHash })
           armExpiry(sceneStr, scene, expiresAt)
         } while (scene.again && scene.waiters.size > 0)
       } catch (error) {
@@ -109,10 +118,11 @@ export function createSceneWaiters(deps: WaiterDeps): SceneWaiters {
   }
 
   /** `scanned` ends the waits that did not know it; the others wait for it to change (B-confirm-10). */
-  const tellScanned = (scene: Watched, status: StatusResult) => {
+  const tellScanned = (scene: Watched, answer: WaitAnswer) => {
+    const { status } = answer
     for (const waiter of [...scene.waiters]) {
       if (waiter.seen === undefined) waiter.seen = status.status
-      else if (status.status === 'scanned' && waiter.seen !== 'scanned') waiter.settle({ ok: true, status })
+      else if (status.status === 'scanned' && waiter.seen !== 'scanned') waiter.settle({ ok: true, answer })
     }
   }
 
@@ -144,7 +154,7 @@ export function createSceneWaiters(deps: WaiterDeps): SceneWaiters {
       }
       const signal = options.signal
       if (signal?.aborted) return Promise.reject(signal.reason)
-      return new Promise<StatusResult>((resolve, reject) => {
+      return new Promise<WaitAnswer>((resolve, reject) => {
         let scene = watched.get(sceneStr)
         if (scene === undefined) {
           scene = { waiters: new Set(), reading: false, again: false, expiryTimer: null }
@@ -161,7 +171,7 @@ export function createSceneWaiters(deps: WaiterDeps): SceneWaiters {
             signal?.removeEventListener('abort', onAbort)
             mine.waiters.delete(waiter)
             release(sceneStr, mine)
-            if (outcome.ok) resolve(outcome.status)
+            if (outcome.ok) resolve(outcome.answer)
             else reject(outcome.error)
           },
         }
@@ -170,7 +180,7 @@ export function createSceneWaiters(deps: WaiterDeps): SceneWaiters {
         // (Declared after `waiter`, whose settle() clears it: nothing can settle before this line.)
         const timer = setTimeout(() => {
           deps.readStatus(sceneStr).then(
-            ({ status }) => waiter.settle({ ok: true, status }),
+            ({ status, pollSecretHash }) => waiter.settle({ ok: true, answer: { status, pollSecretHash } }),
             (error: unknown) => waiter.settle({ ok: false, error }),
           )
         }, timeoutMs)

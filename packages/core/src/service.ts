@@ -21,7 +21,7 @@ import { newSceneStr, newSessionToken, SCENE_STR_PATTERN } from './random'
 import type { SceneRecord } from './records'
 import { newScene } from './rules/scene'
 import { DAY, HOUR, SECOND } from './rules/time'
-import { createSceneWaiters } from './scene-waiters'
+import { createSceneWaiters, type WaitAnswer } from './scene-waiters'
 import { userOfSessionFallback } from './session-user'
 import { createSceneInput, parseInput, scanInput } from './validation'
 import { hasOrderMethods, type OrderContext } from './orders/context'
@@ -29,6 +29,9 @@ import { orderMethods } from './orders'
 import { confirmationMethods } from './confirmations'
 import { digestSecret, maskAddress, matchesDigest } from './rules/confirm'
 import { newSecret } from './random'
+import type { UserAggregate } from './records'
+import { instrument } from './telemetry/instrument'
+import { Telemetry } from './telemetry/telemetry'
 
 /**
  * Creates a scanauth instance over a store and a QR provider.
@@ -56,6 +59,8 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     freeTrialMs: Math.round(config.freeTrialDays * DAY),
   }
   const commitLoop = makeCommitLoop(store, config)
+  // Spans and metrics (docs/operations.md): the global OpenTelemetry API once loaded, or the option's.
+  const telemetry = config.telemetry === false ? Telemetry.off : new Telemetry(config.telemetry)
   if (config.payments !== undefined && !hasOrderMethods(store)) {
     throw new ScanAuthError('invalid_options', 'createScanAuth: store must implement loadOrder(), saveOrder() and listOpenOrders() when payments are configured')
   }
@@ -118,6 +123,7 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     const first = planPoll(scene, now(), config.confirm)
     // The hottest path, a pending poll, is this one read and an answer: no commit loop around it.
     if (first.kind === 'answer' && first.plan.changes === null) return { status: first.plan.finish(null), expiresAt: scene.expiresAt, pollSecretHash }
+    let user: UserAggregate | null = null
     const status = await commitLoop(async (round) => {
       // Round 0 decides on the scene just read; a round after a lost race reads it again.
       const current = round === 0 ? scene : await loadScene(sceneStr)
@@ -125,8 +131,11 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
       const step = planPoll(current, at, config.confirm)
       if (step.kind === 'answer') return { user: null, plan: step.plan }
       const loaded = await store.load({ userId: step.userId, latestSessionOfScene: current.id })
+      user = loaded.user
       return { user: loaded.user, plan: planAuthorizedPoll({ user: loaded.user, latestSession: loaded.latestSession, now: at }) }
     })
+    // The first answer of this instance that gives the device access: scanauth.scan_to_device.
+    if (status.status === 'authorized') telemetry.sceneAuthorized(sceneStr, scene.authorizedAt, user, now())
     return { status, expiresAt: scene.expiresAt, pollSecretHash }
   }
 
@@ -135,13 +144,13 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
    * is open and within its deadline, which the device then waits on (B-order-7). The order is read
    * only on that answer, so a pending wait costs what it did.
    */
-  async function readForWait(sceneStr: string): Promise<{ status: StatusResult; expiresAt: number; keepWaiting: boolean }> {
+  async function readForWait(sceneStr: string): Promise<WaitAnswer & { expiresAt: number; keepWaiting: boolean }> {
     const read = await readStatus(sceneStr)
     // `scanned` is news to a waiter that has not seen it, and waited on by one that has (B-confirm-10).
     if (read.status.status === 'pending' || read.status.status === 'scanned') return { ...read, keepWaiting: true }
     if (read.status.status !== 'need_purchase' || orderContext === null) return { ...read, keepWaiting: false }
     const order = await orders.openOrderOfScene(sceneStr)
-    if (order !== null) return { status: read.status, expiresAt: Date.parse(order.expiresAt), keepWaiting: true }
+    if (order !== null) return { ...read, expiresAt: Date.parse(order.expiresAt), keepWaiting: true }
     // No open order: it may have been paid between the two reads (the grant commits before the order
     // is marked paid), so read again before need_purchase counts as final (B-order-7).
     return { ...(await readStatus(sceneStr)), keepWaiting: false }
@@ -149,7 +158,7 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
 
   const waiters = createSceneWaiters({ store, readStatus: readForWait, now })
 
-  return {
+  return instrument({
     async createScene(input) {
       const { deviceId, clientAddress } = parseInput(createSceneInput, input)
       // Before the platform is asked: a refused call spends no quota and stores nothing (B-rate-1).
@@ -180,11 +189,18 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     },
 
     async getStatus(sceneStr, options) {
-      checkSceneStr(sceneStr)
-      // In memory, before the read: the ceiling adds no store round trip to a pending poll (B-rate-9).
-      countPoll?.(sceneStr, now())
-      const read = await readStatus(sceneStr)
-      return guardSecret(read.status, read.pollSecretHash, options?.pollSecret)
+      // Instrumented here rather than by a wrapper: no closure and no span for a pending answer.
+      if (telemetry.loading !== null) await telemetry.loading
+      const started = telemetry.pollStarted()
+      try {
+        checkSceneStr(sceneStr)
+        // In memory, before the read: the ceiling adds no store round trip to a pending poll (B-rate-9).
+        countPoll?.(sceneStr, now())
+        const read = await readStatus(sceneStr)
+        return telemetry.polled(started, guardSecret(read.status, read.pollSecretHash, options?.pollSecret))
+      } catch (error) {
+        throw telemetry.pollFailed(started, error)
+      }
     },
 
     async waitForStatus(sceneStr, options) {
@@ -192,10 +208,9 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
       checkSceneStr(sceneStr)
       // A long poll counts against the ceiling like a poll (B-rate-9); the waiters' own reads do not.
       countPoll?.(sceneStr, now())
-      const status = await waiters.wait(sceneStr, options)
-      // Only the answer that carries a token costs one more read, to learn whether the scene has a secret.
-      if (status.status !== 'authorized') return status
-      return guardSecret(status, (await loadScene(sceneStr)).pollSecretHash, options?.pollSecret)
+      const { status, pollSecretHash } = await waiters.wait(sceneStr, options)
+      // The digest came with the read that answered: withholding the token costs no read (B-secret-2).
+      return guardSecret(status, pollSecretHash, options?.pollSecret)
     },
 
     async handleScan(input) {
@@ -231,6 +246,7 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
       })
     },
 
+    confirmMode: config.confirm,
     openConfirmation: confirmations.openConfirmation,
 
     async decideConfirmation(input) {
@@ -242,7 +258,7 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
 
     ...entitlements,
     ...orders,
-  }
+  }, telemetry)
 }
 
 

@@ -297,7 +297,10 @@ export interface OpenOrderQuery {
   /** Only orders with `createdAt <= createdAtOrBefore`. */
   createdAtOrBefore?: number
   /** Only orders after this one in the order above (a page's last order): the next page. */
-  after?: { createdAt: number; outTradeNo: string }
+  after?: {
+    /** That order's `createdAt`. */ createdAt: number
+    /** That order's `outTradeNo`. */ outTradeNo: string
+  }
   /** At most this many (1–1000). */
   limit: number
 }

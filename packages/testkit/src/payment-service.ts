@@ -24,7 +24,10 @@ export interface TestServiceOrder {
 }
 
 /** The calls core made, in order, for assertions ("nothing reached the payment service"). */
-export type TestServiceCall = { method: 'createNativeOrder' | 'queryOrder' | 'closeOrder'; outTradeNo: string }
+export type TestServiceCall = {
+  /** The provider method called. */ method: 'createNativeOrder' | 'queryOrder' | 'closeOrder'
+  /** The order it was called for. */ outTradeNo: string
+}
 
 /** The merchant every test service speaks for unless told otherwise. */
 export const TEST_MERCHANT: PaymentMerchant = { mchid: '1900000109', appid: 'wx0000000000test' }
@@ -44,7 +47,9 @@ export class TestPaymentService implements PaymentProvider {
     this.merchant = { ...merchant }
   }
 
-  async createNativeOrder(request: ProviderOrderRequest): Promise<{ codeUrl: string }> {
+  async createNativeOrder(request: ProviderOrderRequest): Promise<{
+    /** `weixin://wxpay/…`, ending in how many codes the order has had. */ codeUrl: string
+  }> {
     this.record('createNativeOrder', request.outTradeNo)
     const stored = this.orders.get(request.outTradeNo)
     if (stored === undefined) {

@@ -7,12 +7,13 @@
  *
  * @module
  */
-import type { PaymentOutcome, ProviderRefund, ProviderTransaction, RefundOutcome, ScanAuth } from '@scanauth/core'
+import type { PaymentOutcome, ProviderRefund, ProviderTransaction, RefundOutcome, ScanAuth, TelemetryOptions } from '@scanauth/core'
 import { apiV3KeyBytes } from './aes-gcm'
 import { WechatPayError, type WechatPayErrorCode } from './errors'
 import { toVerificationKeySet, type VerificationKeys, type VerificationKeySet } from './keys'
 import { parseWechatPayNotification, type WechatPayNotification } from './notification'
 import { toProviderRefund, toProviderTransaction } from './resources'
+import { NotificationTelemetry, type HandledNotification } from './telemetry'
 import { checkMaxSkew } from './verify'
 
 /** A payment or refund report core refused as not ours to apply, as `onRejected` receives it. */
@@ -57,6 +58,13 @@ export interface WechatPayNotificationHandlerOptions {
   onRejected?: (rejection: WechatPayRejection) => void | Promise<void>
   /** Told of every notification answered with a non-2xx status, with the reason. For logs. */
   onError?: (error: unknown, answer: WechatPayNotificationResponse) => void
+  /**
+   * OpenTelemetry: a `scanauth.notification` span per notification and the `scanauth.notifications`
+   * counter by outcome (docs/operations.md, "Traces and metrics"). By default (`true`) they go to
+   * the global providers when `@opentelemetry/api` is installed (an optional peer dependency);
+   * `false` turns them off; `{ tracer, meter }` sends them to your own.
+   */
+  telemetry?: boolean | TelemetryOptions
 }
 
 /** A notification as the host received it. */
@@ -128,6 +136,7 @@ const ok = (): WechatPayNotificationResponse => ({ status: 204, headers: {}, bod
  */
 export function createWechatPayNotificationHandler(options: WechatPayNotificationHandlerOptions): WechatPayNotificationHandler {
   const { auth, onRejected, onError } = options
+  const telemetry = new NotificationTelemetry(options.telemetry)
   if (auth === undefined || typeof auth.applyPayment !== 'function' || typeof auth.applyRefund !== 'function') {
     throw new WechatPayError('invalid_options', 'createWechatPayNotificationHandler: auth must have applyPayment and applyRefund')
   }
@@ -152,33 +161,46 @@ export function createWechatPayNotificationHandler(options: WechatPayNotificatio
     }
   }
 
-  return async function wechatPayNotificationHandler(request) {
+  /** One notification: the answer, and what it came to (for telemetry). */
+  async function handle(request: WechatPayNotificationHttpRequest): Promise<HandledNotification<WechatPayNotificationResponse>> {
     let notification: WechatPayNotification
     try {
       notification = parseWechatPayNotification({ headers: request.headers ?? {}, body: request.body ?? '' }, parseOptions)
     } catch (error) {
       const code = error instanceof WechatPayError ? error.code : undefined
       const status = (code === undefined ? undefined : STATUS_OF[code]) ?? 500
-      return failed(error, fail(status, (code === undefined ? undefined : MESSAGE_OF[code]) ?? 'internal error'))
+      const answer = failed(error, fail(status, (code === undefined ? undefined : MESSAGE_OF[code]) ?? 'internal error'))
+      return { answer, kind: 'unknown', outcome: status === 401 ? 'unauthenticated' : status === 400 ? 'malformed' : 'failed', error }
     }
+    const eventType = notification.eventType
+    const kind = eventType === 'TRANSACTION.SUCCESS' ? 'payment' : REFUND_EVENTS.has(eventType) ? 'refund' : 'other'
     try {
-      if (notification.eventType === 'TRANSACTION.SUCCESS') {
+      if (kind === 'payment') {
         const transaction = toProviderTransaction(notification.resource)
         // Core checks it against the order and grants exactly once (B-order-5, B-order-6).
         const outcome = await auth.applyPayment(transaction)
         if (outcome.result === 'rejected') await tellRejected({ kind: 'payment', notification, transaction, outcome })
-      } else if (REFUND_EVENTS.has(notification.eventType)) {
+        return { answer: ok(), kind, outcome: outcome.result, eventType, rejection: outcome.result === 'rejected' ? outcome.reason : undefined }
+      }
+      if (kind === 'refund') {
         const refund = toProviderRefund(notification.resource)
         // Recorded once per out_refund_no; a full refund revokes (B-order-8, B-order-9).
         const outcome = await auth.applyRefund(refund)
         if (outcome.result === 'rejected') await tellRejected({ kind: 'refund', notification, refund, outcome })
+        return { answer: ok(), kind, outcome: outcome.result, eventType, rejection: outcome.result === 'rejected' ? outcome.reason : undefined }
       }
       // Any other event type: authentic, nothing for us to do, and a retry would not change that.
-      return ok()
+      return { answer: ok(), kind, outcome: 'ignored', eventType }
     } catch (error) {
-      if (error instanceof WechatPayError && error.code === 'malformed_body') return failed(error, fail(400, 'malformed notification'))
+      if (error instanceof WechatPayError && error.code === 'malformed_body') {
+        return { answer: failed(error, fail(400, 'malformed notification')), kind, outcome: 'malformed', eventType, error }
+      }
       // The store or the service failed: 500 makes WeChat Pay retry later.
-      return failed(error, fail(500, 'internal error'))
+      return { answer: failed(error, fail(500, 'internal error')), kind, outcome: 'failed', eventType, error }
     }
+  }
+
+  return function wechatPayNotificationHandler(request) {
+    return telemetry.record(() => handle(request))
   }
 }

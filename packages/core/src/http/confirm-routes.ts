@@ -39,6 +39,9 @@ function errorAnswer(error: unknown, onError: ((error: unknown) => void) | undef
 
 /** `GET {base}/confirm?ticket=…[&code=…&state=…]`: to WeChat OAuth first, then the page with its two forms. */
 export async function openConfirmPage(auth: ScanAuth, request: HttpRequest, onError?: (error: unknown) => void): Promise<HttpResponse> {
+  // A HEAD (a link preview, a prefetch) must not spend WeChat's one-time code nor replace the page's
+  // CSRF token: it gets the page's headers and nothing is run.
+  if (request.method.toUpperCase() === 'HEAD') return html(200, '')
   try {
     const code = queryValue(request, 'code')
     const state = queryValue(request, 'state')

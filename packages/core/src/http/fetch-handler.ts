@@ -43,6 +43,11 @@ export interface FetchHandlerOptions {
   /** Adds `purchase_url` to the `need_purchase` answers; off by default (see `HttpHandlerOptions.purchaseUrl`). */
   purchaseUrl?: string
   /**
+   * Whether to serve the OpenAPI document at `GET {basePath}/openapi.json`. Default true; with `false`
+   * that path is not ours (404 here, and `owns` answers false). See `HttpHandlerOptions.openapi`.
+   */
+  openapi?: boolean
+  /**
    * The client's address, for the per-address limit of `create_scene` (docs/behaviour.md, B-rate-5).
    * A `Request` carries no peer address: take it from a header your own proxy or CDN sets and
    * overwrites (`x-real-ip` from your nginx, `cf-connecting-ip` on Cloudflare; never a header the
@@ -80,8 +85,8 @@ export function createFetchHandler(auth: ScanAuth, options: FetchHandlerOptions 
   const originals = new WeakMap<HttpRequest, Request>()
   const onError: HttpHandlerOptions['onError'] =
     options.onError === undefined ? undefined : (error, request) => options.onError?.(error, originals.get(request) as Request)
-  const { purchaseUrl, heartbeatMs } = options
-  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '/auth', maxBodyBytes, onError, purchaseUrl, heartbeatMs })
+  const { purchaseUrl, heartbeatMs, openapi } = options
+  const handle = createHttpHandler(auth, { basePath: options.basePath ?? '/auth', maxBodyBytes, onError, purchaseUrl, heartbeatMs, openapi })
 
   const fetchHandler = async function fetchHandler(request: Request): Promise<Response> {
     const url = new URL(request.url)

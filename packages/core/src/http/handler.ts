@@ -19,21 +19,28 @@
  * - `GET order?id=` with the buyer's Bearer token → `{order_id, status, plan, amount_fen, expires_at, paid_at}`.
  * - `GET confirm?ticket=` and `POST confirm` (with `confirm: 'link'`): the confirm page, HTML for the
  *   scanner's phone, behind WeChat web OAuth (B-confirm-6…12).
+ * - `GET openapi.json` → the OpenAPI 3.1 document of these routes (openapi.ts), unless `openapi: false`.
  * - With `requirePollSecret`, `status` and `events` read the scene's poll secret from
- *   `X-Scanauth-Poll-Secret` (or `poll_secret=`); an `authorized` answer without it is 403 (B-secret-2).
+ *   `X-Scanauth-Poll-Secret` header (never the query string, which access logs keep); an `authorized`
+ *   answer without it is 403 (B-secret-2).
  *
  * Errors answer `{detail}` with the status of their `ScanAuthError` code; malformed input is 400, a
  * wrong method on one of these paths 405, a rate limit 429 with `Retry-After` (B-rate-1, B-rate-9).
+ * The bodies, query parameters and answers are the zod schemas of wire-schemas.ts: the routes parse
+ * their input with them, and the OpenAPI document is generated from them.
  *
  * @module
  */
 import type { ScanAuth } from '../api'
 import { ScanAuthError } from '../errors'
-import { bearerToken, headerValue, jsonObjectBody, queryValue } from './request'
+import { parseInput } from '../validation'
+import { bearerToken, headerValue, jsonObjectBody, queryParser } from './request'
 import { DEFAULT_HEARTBEAT_MS, EVENT_STREAM_HEADERS, nextStep, statusEvents } from './events'
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './types'
 import { consumeBody, createSceneBody, errorBody, orderBody, plansBody, purchaseBody, sessionBody, statusBody } from './wire'
+import { consumeRequest, createSceneRequest, eventsQuery, orderQuery, purchaseRequest, statusQuery } from './wire-schemas'
 import { decideOnConfirmPage, openConfirmPage } from './confirm-routes'
+import { OPENAPI_PATH, openApiResponse } from './openapi'
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
 
@@ -60,34 +67,20 @@ interface RouteContext {
   onError: HttpHandlerOptions['onError']
 }
 
-/** The longest long poll, in seconds (`wait=1` … `wait=30`). */
-export const MAX_WAIT_SECONDS = 30
-
-/** The `wait` parameter of a status poll: undefined for a plain poll, else whole seconds 1–30. */
-function waitSeconds(request: HttpRequest): number | undefined {
-  const raw = queryValue(request, 'wait')
-  if (raw === undefined) return undefined
-  const seconds = /^\d{1,2}$/.test(raw) ? Number(raw) : Number.NaN
-  if (!(seconds >= 1 && seconds <= MAX_WAIT_SECONDS)) {
-    throw new ScanAuthError('invalid_request', `wait must be a whole number of seconds from 1 to ${MAX_WAIT_SECONDS}`)
-  }
-  return seconds
-}
+export { MAX_WAIT_SECONDS } from './wire-schemas'
 
 /**
- * The poll secret a device presents (B-secret-2): the `X-Scanauth-Poll-Secret` header, or the
- * `poll_secret` query parameter for a client that cannot set headers (a browser's `EventSource`).
+ * The poll secret a device presents (B-secret-2): the `X-Scanauth-Poll-Secret` header only. A query
+ * parameter would land in access logs beside `scene=`, the very leak the secret closes (B-secret-3).
  */
 function pollSecretOf(request: HttpRequest): string | undefined {
-  return headerValue(request, 'x-scanauth-poll-secret') ?? queryValue(request, 'poll_secret')
+  return headerValue(request, 'x-scanauth-poll-secret')
 }
 
-/** The `scene` parameter, required. */
-function requireScene(request: HttpRequest): string {
-  const scene = queryValue(request, 'scene')
-  if (scene === undefined || scene === '') throw new ScanAuthError('invalid_request', 'scene is required')
-  return scene
-}
+// The query parameters of each route, parsed with the schemas the OpenAPI document shows (wire-schemas.ts).
+const readStatusQuery = queryParser(statusQuery)
+const readEventsQuery = queryParser(eventsQuery)
+const readOrderQuery = queryParser(orderQuery)
 
 type Route = (request: HttpRequest, context: RouteContext) => Promise<unknown>
 
@@ -95,17 +88,16 @@ type Route = (request: HttpRequest, context: RouteContext) => Promise<unknown>
 const ROUTES: Record<string, { GET?: Route; POST?: Route }> = {
   '/create_scene': {
     POST: async (request, { auth, maxBodyBytes }) => {
-      const body = jsonObjectBody(request, maxBodyBytes)
-      if (body.device_id === undefined) throw new ScanAuthError('invalid_request', 'device_id is required')
+      const body = parseInput(createSceneRequest, jsonObjectBody(request, maxBodyBytes))
       // An empty address (Koa's `ctx.ip` when the socket is gone) is no address.
       const address = request.clientAddress
-      return createSceneBody(await auth.createScene({ deviceId: body.device_id as string, clientAddress: address === '' ? undefined : address }))
+      return createSceneBody(await auth.createScene({ deviceId: body.device_id, clientAddress: address === '' ? undefined : address }))
     },
   },
   '/status': {
     GET: async (request, { auth, purchaseUrl }) => {
-      const scene = requireScene(request)
-      const wait = waitSeconds(request)
+      const query = readStatusQuery(request)
+      const { scene, wait } = query
       // Without `wait`, exactly the plain poll (one read when pending); with it, a long poll (B-wait-2).
       const pollSecret = pollSecretOf(request)
       const status = wait === undefined
@@ -116,7 +108,8 @@ const ROUTES: Record<string, { GET?: Route; POST?: Route }> = {
   },
   '/events': {
     GET: async (request, { auth, purchaseUrl, heartbeatMs, onError }) => {
-      const sceneStr = requireScene(request)
+      const query = readEventsQuery(request)
+      const sceneStr = query.scene
       // Read before the stream starts, so an unknown scene is a plain 404 with {detail}.
       const pollSecret = pollSecretOf(request)
       const first = await auth.getStatus(sceneStr, { pollSecret })
@@ -155,13 +148,9 @@ const ROUTES: Record<string, { GET?: Route; POST?: Route }> = {
   },
   '/purchase': {
     POST: async (request, { auth, maxBodyBytes }) => {
-      const body = jsonObjectBody(request, maxBodyBytes)
-      if (typeof body.plan !== 'string' || body.plan === '') throw new ScanAuthError('invalid_request', 'plan is required (a plan id from GET plans)')
+      const body = parseInput(purchaseRequest, jsonObjectBody(request, maxBodyBytes))
       // The need_purchase device holds no usable session: it names its scene. Anyone else presents a session.
-      if (body.scene !== undefined) {
-        if (typeof body.scene !== 'string' || body.scene === '') throw new ScanAuthError('invalid_request', 'scene must be a scene_str')
-        return purchaseBody(await auth.purchase({ sceneStr: body.scene, plan: body.plan }))
-      }
+      if (body.scene !== undefined) return purchaseBody(await auth.purchase({ sceneStr: body.scene, plan: body.plan }))
       return purchaseBody(await auth.purchase({ sessionToken: requireBearer(request), plan: body.plan }))
     },
   },
@@ -169,8 +158,7 @@ const ROUTES: Record<string, { GET?: Route; POST?: Route }> = {
     GET: async (request, { auth }) => {
       // The buyer's own order only: a session purchase has no scene to wait on, so its device asks here (B-order-11).
       const token = requireBearer(request)
-      const id = queryValue(request, 'id')
-      if (id === undefined || id === '') throw new ScanAuthError('invalid_request', 'id is required (the order_id of the purchase)')
+      const { id } = readOrderQuery(request)
       const session = await auth.verifySession(token)
       if (session === null) throw new ScanAuthError('unauthorized', 'Session is unknown or has expired')
       const order = await auth.getOrder(id)
@@ -188,12 +176,30 @@ const ROUTES: Record<string, { GET?: Route; POST?: Route }> = {
   '/consume': {
     POST: async (request, { auth, maxBodyBytes, purchaseUrl }) => {
       const token = requireBearer(request)
-      const body = jsonObjectBody(request, maxBodyBytes)
-      const points = body.points === undefined ? undefined : (body.points as number)
+      const { points } = parseInput(consumeRequest, jsonObjectBody(request, maxBodyBytes))
       return consumeBody(await auth.consume({ sessionToken: token, points }), purchaseUrl)
     },
   },
+  // The OpenAPI document of these routes (openapi.ts), the same for every handler: built once per process.
+  [OPENAPI_PATH]: {
+    GET: async () => new Prepared(openApiResponse()),
+  },
 }
+
+/** `routes` without the confirm page, when `drop`. */
+function withoutConfirm(routes: typeof ROUTES, drop: boolean): typeof ROUTES {
+  if (!drop) return routes
+  const { '/confirm': _confirm, ...rest } = routes
+  return rest
+}
+
+/** The routes of a handler with `openapi: false`. */
+const { [OPENAPI_PATH]: _document, ...WITHOUT_DOCUMENT } = ROUTES
+
+/** Each path and its methods, for the tests that compare them with the OpenAPI document. */
+export const ROUTE_METHODS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  Object.entries(ROUTES).map(([path, methods]) => [path, Object.keys(methods)]),
+)
 
 /**
  * The `Last-Event-ID` of a reconnect: the status the client last saw (every `status` event's id is
@@ -237,6 +243,8 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
   if (!Number.isInteger(heartbeatMs) || heartbeatMs < 1 || heartbeatMs > 600_000) {
     throw new ScanAuthError('invalid_options', 'createHttpHandler: heartbeatMs must be a whole number of milliseconds from 1 to 600000')
   }
+  const { openapi = true } = options
+  if (typeof openapi !== 'boolean') throw new ScanAuthError('invalid_options', 'createHttpHandler: openapi must be true or false')
   const context: RouteContext = {
     auth,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -244,11 +252,14 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
     heartbeatMs,
     onError: options.onError,
   }
+  // `openapi: false`: the document's path is not ours, and falls through like any other. Without
+  // confirm on the phone, neither is the confirm page's: an app's own `{base}/confirm` keeps working.
+  const routes = withoutConfirm(openapi ? ROUTES : WITHOUT_DOCUMENT, auth.confirmMode !== 'link')
 
   const routeOf = (pathWithQuery: string) => {
     const q = pathWithQuery.indexOf('?')
     const path = q >= 0 ? pathWithQuery.slice(0, q) : pathWithQuery
-    return path.startsWith(`${base}/`) && Object.hasOwn(ROUTES, path.slice(base.length)) ? ROUTES[path.slice(base.length)] : undefined
+    return path.startsWith(`${base}/`) && Object.hasOwn(routes, path.slice(base.length)) ? routes[path.slice(base.length)] : undefined
   }
 
   const handle = async function handle(request: HttpRequest): Promise<HttpResponse | undefined> {

@@ -2,7 +2,9 @@
  * Reading the parts of a request the routes need: query values, a JSON body, a Bearer token.
  * Anything malformed becomes `ScanAuthError` `invalid_request` (400).
  */
+import type { z } from 'zod'
 import { ScanAuthError } from '../errors'
+import { parseInput } from '../validation'
 import type { HttpRequest } from './types'
 
 /** The first value of a query parameter, from the request's query object and/or its path. */
@@ -17,6 +19,19 @@ export function queryValue(request: HttpRequest, name: string): string | undefin
   }
   if (Array.isArray(value)) value = value[0]
   return typeof value === 'string' ? value : undefined
+}
+
+/**
+ * A reader of the query parameters `schema` names (each its first value, as {@link queryValue} reads
+ * it), parsed with the schema: `invalid_request` (400) with the schema's message when they do not fit.
+ */
+export function queryParser<T extends z.ZodObject>(schema: T): (request: HttpRequest) => z.output<T> {
+  const names = Object.keys(schema.shape)
+  return (request) => {
+    const values: Record<string, string | undefined> = {}
+    for (const name of names) values[name] = queryValue(request, name)
+    return parseInput(schema, values) as z.output<T>
+  }
 }
 
 /** A header's value (first one when repeated), by case-insensitive name. */

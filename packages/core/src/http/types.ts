@@ -40,11 +40,14 @@ export interface HttpResponse {
   /** HTTP status. */
   status: number
   /**
-   * Response headers (lower-case names): content type, `cache-control: no-store`, `allow`,
-   * `www-authenticate`, `retry-after` (on a 429).
+   * Response headers (lower-case names): content type, `cache-control: no-store` (the OpenAPI
+   * document: `public, max-age=300`), `allow`, `www-authenticate`, `retry-after` (on a 429).
    */
   headers?: Record<string, string>
-  /** The JSON body: the wire shape of docs/behaviour.md, or `{detail}` for errors. Absent for a 204 and an event stream. */
+  /**
+   * The JSON body: the wire shape of docs/behaviour.md, or `{detail}` for errors. Absent for a 204, an
+   * event stream and the confirm page; the OpenAPI document has both `body` and `text`.
+   */
   body?: unknown
   /**
    * A text body to send as it is, instead of `body` (the confirm page's HTML, B-confirm-11); its
@@ -76,6 +79,12 @@ export interface HttpHandlerOptions {
   heartbeatMs?: number
   /** Largest raw body accepted, in bytes. Default 16 KiB. */
   maxBodyBytes?: number
+  /**
+   * Whether to serve the OpenAPI 3.1 document of the routes at `GET {basePath}/openapi.json`
+   * (docs/frameworks.md, "The OpenAPI document"). Default true. With `false` that path is not ours:
+   * the request falls through to the app (`owns` answers false).
+   */
+  openapi?: boolean
   /**
    * Called with every unexpected error (a store failure, a bug) before the handler answers 500
    * `{detail: 'Internal error'}`, so the app can log it. `ScanAuthError`s are answers, not reported.

@@ -1,12 +1,26 @@
 /**
  * The wire bodies: the snake_case JSON of docs/behaviour.md (wire shapes and errors), built from the library's camelCase results.
+ * Each function returns the type of its answer's schema in wire-schemas.ts (the schemas the OpenAPI
+ * document is generated from), so a body that leaves its schema does not compile.
  */
 import type { ConsumeResult, CreateSceneResult, SessionInfo, StatusResult } from '../api'
 import type { OrderView, PlanView, PurchaseResult } from '../orders-api'
 import type { AuthorizationSummary } from '../views'
+import type {
+  AuthorizationSummaryAnswer,
+  ConsumeAnswer,
+  CreateSceneAnswer,
+  ErrorAnswer,
+  NeedPurchaseAnswer,
+  OrderAnswer,
+  PlanAnswer,
+  PurchaseAnswer,
+  SessionAnswer,
+  StatusAnswer,
+} from './wire-schemas'
 
 /** Authorization summary (docs/behaviour.md, B-wire-1). */
-export function summaryBody(a: Pick<AuthorizationSummary, 'type' | 'endAt' | 'remainingPoints'>) {
+export function summaryBody(a: Pick<AuthorizationSummary, 'type' | 'endAt' | 'remainingPoints'>): AuthorizationSummaryAnswer {
   return { type: a.type, end_at: a.endAt, remaining_points: a.remainingPoints }
 }
 
@@ -14,8 +28,8 @@ export function summaryBody(a: Pick<AuthorizationSummary, 'type' | 'endAt' | 're
  * POST create_scene, 200: the three fields of docs/behaviour.md (B-create-3), and `qr_content` only
  * when the QR provider gave the code's text, `poll_secret` only with `requirePollSecret` (B-secret-1).
  */
-export function createSceneBody(r: CreateSceneResult): { scene_str: string; qr_url: string; expires_in: number; qr_content?: string; poll_secret?: string } {
-  const body: { scene_str: string; qr_url: string; expires_in: number; qr_content?: string; poll_secret?: string } = {
+export function createSceneBody(r: CreateSceneResult): CreateSceneAnswer {
+  const body: CreateSceneAnswer = {
     scene_str: r.sceneStr,
     qr_url: r.qrUrl,
     expires_in: r.expiresIn,
@@ -29,22 +43,22 @@ export function createSceneBody(r: CreateSceneResult): { scene_str: string; qr_u
  * `{status: 'need_purchase'}`, with `purchase_url` when the handler has a `purchaseUrl` (off by
  * default, so the body stays the one of docs/behaviour.md, wire shapes).
  */
-function needPurchaseBody(purchaseUrl: string | undefined) {
-  return purchaseUrl === undefined ? { status: 'need_purchase' as const } : { status: 'need_purchase' as const, purchase_url: purchaseUrl }
+function needPurchaseBody(purchaseUrl: string | undefined): NeedPurchaseAnswer {
+  return purchaseUrl === undefined ? { status: 'need_purchase' } : { status: 'need_purchase', purchase_url: purchaseUrl }
 }
 
 /**
  * GET status, 200: `{status}` alone, or with the session token and summary when authorized;
  * `need_purchase` carries `purchase_url` when one is configured.
  */
-export function statusBody(r: StatusResult, purchaseUrl?: string) {
+export function statusBody(r: StatusResult, purchaseUrl?: string): StatusAnswer {
   if (r.status === 'need_purchase') return needPurchaseBody(purchaseUrl)
   if (r.status !== 'authorized') return { status: r.status }
   return { status: r.status, session_token: r.sessionToken, authorization: summaryBody(r.authorization) }
 }
 
 /** GET session, 200. */
-export function sessionBody(s: SessionInfo) {
+export function sessionBody(s: SessionInfo): SessionAnswer {
   return {
     user_id: s.userId,
     device_id: s.deviceId,
@@ -54,28 +68,28 @@ export function sessionBody(s: SessionInfo) {
 }
 
 /** POST consume, 200; `need_purchase` carries `purchase_url` when one is configured. */
-export function consumeBody(r: ConsumeResult, purchaseUrl?: string) {
+export function consumeBody(r: ConsumeResult, purchaseUrl?: string): ConsumeAnswer {
   if (r.status === 'need_purchase') return needPurchaseBody(purchaseUrl)
   if (r.status !== 'ok') return { status: r.status }
   return { status: r.status, authorization: summaryBody(r.authorization) }
 }
 
 /** Every error: `{detail}`. */
-export function errorBody(detail: string) {
+export function errorBody(detail: string): ErrorAnswer {
   return { detail }
 }
 
 /** GET plans, 200: the catalog in its order (docs/behaviour.md, B-order-1). Amounts in fen. */
-export function plansBody(plans: readonly PlanView[]) {
+export function plansBody(plans: readonly PlanView[]): PlanAnswer[] {
   return plans.map((p) => ({ id: p.id, description: p.description, amount_fen: p.amountFen, grant: { ...p.grant } }))
 }
 
 /** POST purchase, 200: the order and the code to pay with (B-order-2). */
-export function purchaseBody(r: PurchaseResult) {
+export function purchaseBody(r: PurchaseResult): PurchaseAnswer {
   return { order_id: r.orderId, code_url: r.codeUrl, amount_fen: r.amountFen, expires_at: r.expiresAt }
 }
 
 /** GET order, 200: where the buyer's order stands (docs/behaviour.md, B-order-11). */
-export function orderBody(o: OrderView) {
+export function orderBody(o: OrderView): OrderAnswer {
   return { order_id: o.orderId, status: o.status, plan: o.planId, amount_fen: o.amountFen, expires_at: o.expiresAt, paid_at: o.paidAt }
 }

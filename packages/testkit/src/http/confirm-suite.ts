@@ -152,10 +152,22 @@ export function describeConfirmRoutes(framework: string, host: HttpRoutesHost): 
       // Used: the same form again, and the link again.
       await expectPage(await postForm(url, { ticket, csrf: forms.csrf, decision: 'deny' }), 410)
       await expectPage(await fetch(`${url}/auth/confirm?ticket=${ticket}`), 410)
+      // A HEAD (a link preview, a prefetch) runs nothing: the page's headers, no code spent.
+      const head = await fetch(`${url}/auth/confirm?ticket=${ticket}&code=x&state=${state}`, { method: 'HEAD' })
+      expect(head.status).toBe(200)
       const put = await fetch(`${url}/auth/confirm`, { method: 'PUT' })
       expect(put.status).toBe(405)
       expect(put.headers.get('allow')).toBe('GET, POST')
       await put.body?.cancel()
+    })
+
+    it('without confirm on the phone, {base}/confirm is not ours: the app\'s own route answers', async () => {
+      const url = await host(createScanAuth({ store: new MemoryStore(), qr: new RecordingQrProvider() }), {})
+      const answer = await fetch(`${url}/auth/confirm?ticket=${'A'.repeat(43)}`)
+      // The framework's own 404, not a confirm page.
+      expect(answer.status).toBe(404)
+      expect(answer.headers.get('x-frame-options')).toBeNull()
+      expect(await answer.text()).not.toContain('Nothing was changed.')
     })
 
     it('gives the session token only to a poll that presents the poll secret (B-secret-2)', async () => {
@@ -175,8 +187,8 @@ export function describeConfirmRoutes(framework: string, host: HttpRoutesHost): 
       await stream.body?.cancel()
       const withHeader = await fetchJson(`${url}/auth/status?scene=${scene}`, { headers: { 'x-scanauth-poll-secret': secret } })
       expect(withHeader.body).toMatchObject({ status: 'authorized', session_token: expect.any(String) })
-      const withQuery = await fetchJson(`${url}/auth/status?scene=${scene}&poll_secret=${secret}`)
-      expect(withQuery.body).toMatchObject({ status: 'authorized' })
+      // Never from the query string, which access logs keep beside scene= (B-secret-2).
+      expect((await fetchJson(`${url}/auth/status?scene=${scene}&poll_secret=${secret}`)).status).toBe(403)
     })
   })
 }

@@ -14,19 +14,33 @@ import { fork, type ChildProcess } from 'node:child_process'
 
 /** Worker → parent. */
 export type WorkerReply<Report> =
-  | { kind: 'ready' }
-  | { kind: 'done'; report: Report }
-  | { kind: 'progress'; count: number }
-  | { kind: 'failed'; error: string }
+  | {
+      /** It can take commands. */ kind: 'ready'
+    }
+  | {
+      /** A command is done. */ kind: 'done'
+      /** The worker's answer to it. */ report: Report
+    }
+  | {
+      /** A long phase goes on. */ kind: 'progress'
+      /** The operations done so far. */ count: number
+    }
+  | {
+      /** A command failed. */ kind: 'failed'
+      /** Why, as the worker says it. */ error: string
+    }
 
 /** How a worker process ended. */
 export interface WorkerExit {
+  /** Its exit code, null when a signal ended it. */
   code: number | null
+  /** The signal that ended it, null when it exited by itself. */
   signal: NodeJS.Signals | null
 }
 
 /** A forked worker, seen from the parent. */
 export interface WorkerHandle<Command, Report> {
+  /** The worker's process. */
   child: ChildProcess
   /** Sends a command and resolves with the worker's report (rejects if it fails or exits first). */
   run(command: Command): Promise<Report>
@@ -60,7 +74,10 @@ export interface ForkWorkerOptions {
  * Forks a worker. `ready` resolves once it says so. A worker that exits (killed, crashed) fails
  * whatever the parent is waiting for, and every later `run` or `progressed`.
  */
-export function forkWorker<Command, Report>(options: ForkWorkerOptions): { handle: WorkerHandle<Command, Report>; ready: Promise<void> } {
+export function forkWorker<Command, Report>(options: ForkWorkerOptions): {
+  /** The worker, to drive. */ handle: WorkerHandle<Command, Report>
+  /** Resolves once it says `ready`. */ ready: Promise<void>
+} {
   const child = fork(options.path, options.args ?? [], {
     cwd: options.cwd,
     execArgv: options.execArgv ?? [],

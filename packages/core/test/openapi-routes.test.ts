@@ -1,0 +1,89 @@
+// The route suites every adapter runs (@scanauth/testkit: the flow, waiting, purchases, the confirm
+// page), here with every answer of the Fetch handler checked against the OpenAPI document on its way
+// out: its status is documented for the path and method, the headers the document requires are
+// there, its content type is listed, and a JSON body validates (Ajv) against the documented schema.
+// A test whose answers do not conform fails in afterEach; the last test checks that the suites
+// produced the main answers at all.
+import { Hono } from 'hono'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createFetchHandler, type Store } from '@scanauth/core'
+import { describeHttpRoutes } from '@scanauth/testkit'
+import { honoServerPerTest } from './fetch-hono'
+import { conformance } from './openapi-conformance'
+
+const serveApp = honoServerPerTest()
+const { check } = conformance()
+
+/** What did not conform during the current test. */
+let problems: string[] = []
+/** `METHOD path status` of every answer checked, over the whole file. */
+const seen = new Set<string>()
+
+afterEach(() => {
+  const found = problems
+  problems = []
+  expect(found, 'answers that do not conform to docs/openapi.json').toEqual([])
+})
+
+/** A store whose backend is gone: every call rejects, as a closed database does. */
+async function failingStore(): Promise<Store> {
+  const gone = () => Promise.reject(new Error('the database connection is closed'))
+  return { load: gone, commit: gone, listLedger: gone, endSessions: gone, incrementCounter: gone, deleteCounter: gone, watchScenes: () => () => undefined }
+}
+
+/** Checks one answer of the handler (the body of a JSON answer is read from a clone). */
+async function checked(request: Request, answer: Response): Promise<Response> {
+  const path = new URL(request.url).pathname.replace(/^\/auth/, '')
+  const headers = Object.fromEntries(answer.headers)
+  const json = headers['content-type']?.startsWith('application/json') === true && request.method !== 'HEAD'
+  const text = json ? await answer.clone().text() : ''
+  problems.push(...check(request.method, path, { status: answer.status, headers, body: text === '' ? undefined : JSON.parse(text) }))
+  seen.add(`${request.method} ${path} ${answer.status}`)
+  return answer
+}
+
+describeHttpRoutes(
+  'fetch, every answer checked against the OpenAPI document',
+  (auth, { onError, heartbeatMs }) => {
+    const handler = createFetchHandler(auth, { onError, heartbeatMs })
+    const app = new Hono()
+    app.all('/auth/*', async (c, next) => (handler.owns(c.req.path) ? checked(c.req.raw, await handler(c.req.raw)) : next()))
+    app.post('/auth/login', async (c) => c.json({ own: 'login', got: await c.req.json().catch(() => null) }))
+    app.get('/auth/profile', (c) => c.json({ own: 'profile' }))
+    app.get('/health', (c) => c.text('ok'))
+    return serveApp(app)
+  },
+  { failingStore },
+)
+
+describe('the answers checked', () => {
+  it('include the main answer of every route, and the errors', () => {
+    for (const answer of [
+      'POST /create_scene 200',
+      'POST /create_scene 400',
+      'POST /create_scene 500',
+      'POST /create_scene 502',
+      'GET /status 200',
+      'GET /status 400',
+      'GET /status 403',
+      'GET /status 404',
+      'GET /events 200',
+      'GET /events 204',
+      'GET /session 200',
+      'GET /session 401',
+      'POST /consume 200',
+      'POST /logout 204',
+      'GET /plans 200',
+      'POST /purchase 200',
+      'POST /purchase 404',
+      'POST /purchase 502',
+      'GET /order 200',
+      'GET /confirm 302',
+      'GET /confirm 200',
+      'POST /confirm 200',
+      'GET /create_scene 405',
+    ]) {
+      expect(seen, answer).toContain(answer)
+    }
+  })
+})
