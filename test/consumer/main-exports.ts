@@ -9,6 +9,7 @@ export const MAIN_EXPORTS: Readonly<Record<string, readonly string[]>> = {
   '@scanauth/wechat': ['createWechatQrProvider', 'createWechatCallback'],
   '@scanauth/wechat-emulator': ['startWechatEmulator', 'startWechatPayEmulator'],
   '@scanauth/wechat-pay': ['createWechatPayClient', 'createWechatPayProvider', 'createWechatPayNotificationHandler', 'createWechatPayFetchHandler', 'WechatPayError'],
+  '@scanauth/cli': ['runCli', 'ScanAuthCliError'],
   '@scanauth/postgres': ['PostgresStore', 'PostgresStoreError'],
   '@scanauth/testkit': ['describeStoreContract'],
   '@scanauth/express': ['scanAuthRouter', 'wechatCallbackMiddleware', 'wechatPayNotifyMiddleware', 'keepRawBody'],

@@ -14,5 +14,5 @@ export { RedisStore } from './redis-store'
 export type { RedisStoreOptions } from './options'
 /** The options and result of `purgeExpired`, the same on every store (defined in `@scanauth/core`). */
 export type { PurgeOptions, PurgeResult } from '@scanauth/core'
-export { DEFAULT_KEY_PREFIX, Keys } from './keys'
+export { DEFAULT_KEY_PREFIX, Keys, LAYOUT_VERSION } from './keys'
 export { RedisStoreError, type RedisStoreErrorCode } from './errors'

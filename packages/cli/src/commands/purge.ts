@@ -1,0 +1,40 @@
+/**
+ * `scanauth purge`: the store's `purgeExpired` with the default options at the current time.
+ *
+ * @module
+ */
+import type { PurgeResult } from '@scanauth/core'
+import { expectPositionals } from '../args'
+import type { Command } from '../command'
+import { count } from '../format'
+
+export const purgeCommand: Command<Record<string, never>> = {
+  name: 'purge',
+  usage: 'purge',
+  summary: 'delete expired scenes, sessions and counters now (Redis expires them by itself)',
+  help: [
+    "Runs the store's purgeExpired at the current time with the default options (no retention, batches of",
+    '500): deletes scenes once they and their latest session have expired, expired sessions and expired',
+    'rate-limit counters, in short transactions that live servers hardly notice. Users, authorizations,',
+    'ledger entries, idempotency keys and orders are never deleted. On Redis, records expire by their',
+    'TTLs and there is nothing to do (0 batches). Servers of the examples purge every hour by themselves.',
+  ],
+  options: {},
+  examples: ['scanauth purge', 'scanauth purge --postgres postgres://app@db/app --json'],
+  parse(line) {
+    expectPositionals('purge', line.positionals, [])
+    return {}
+  },
+  async run(_input, context) {
+    const result = await context.withAuth(async (_auth, opened): Promise<PurgeResult> => {
+      // Every scanauth store has purgeExpired (optional only for stores of one's own).
+      const purge = opened.store.purgeExpired?.bind(opened.store)
+      return purge === undefined ? { scenes: 0, sessions: 0, counters: 0, batches: 0, more: false } : purge({ now: context.now() })
+    })
+    const text =
+      context.config.kind === 'redis'
+        ? 'nothing to purge: Redis expires scenes, sessions and counters by itself (0 batches)'
+        : `purged ${count(result.scenes, 'scene')}, ${count(result.sessions, 'session')} and ${count(result.counters, 'counter')} in ${count(result.batches, 'batch', 'batches')}`
+    return { json: result, text: [text] }
+  },
+}
