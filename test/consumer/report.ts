@@ -1,7 +1,7 @@
 /**
  * The consumer test's record for people: each tarball's size, the production dependency tree a user
  * gets, and anything noticed but not failed on. Written to `test/consumer/.last-run.txt`
- * (gitignored) and printed, so a release note can quote it.
+ * (gitignored), so a release note can quote it; a passing run prints only `summaryLine`.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -44,4 +44,11 @@ export function writeRecord(record: ConsumerRecord): string {
   ].join('\n')
   writeFileSync(LAST_RUN_FILE, text)
   return text
+}
+
+/** One line for the test's output when it passes: where the record is, and what it holds. */
+export function summaryLine(record: ConsumerRecord): string {
+  const total = record.tarballs.reduce((sum, t) => sum + t.size, 0)
+  const notes = record.notes.length === 0 ? 'no notes' : `${record.notes.length} note${record.notes.length === 1 ? '' : 's'} on third-party types`
+  return `consumer record: ${record.tarballs.length} tarballs, ${total} bytes; npm ls exit ${record.productionTree.code}; ${notes}; in test/consumer/.last-run.txt`
 }

@@ -188,18 +188,18 @@ export class Keys {
     return `${this.prefix}od:${outTradeNo}`
   }
 
-  /** Every `open` order (zset: score 0, member {@link orderMember}). */
+  /** Every `open` order (zset: score 0, member `orderMember(createdAt, outTradeNo)`). */
   get openOrders(): string {
     return `${this.prefix}oo`
   }
 
-  /** The user's `open` orders (zset: score 0, member {@link orderMember}). */
+  /** The user's `open` orders (zset: score 0, member `orderMember(createdAt, outTradeNo)`). */
   userOpenOrders(userId: number | string): string {
     return `${this.prefix}ou:${userId}`
   }
 
   /**
-   * The `open` orders opened for a scene (zset: score 0, member {@link orderMember}). Like a
+   * The `open` orders opened for a scene (zset: score 0, member `orderMember(createdAt, outTradeNo)`). Like a
    * counter key, a `{` or `}` in the scene_str cannot move it out of the prefix's slot.
    */
   sceneOpenOrders(sceneStr: string): string {
