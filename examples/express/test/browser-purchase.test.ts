@@ -7,6 +7,7 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
+import { EMULATED_PHONE_OPENID } from '@scanauth/example-shared'
 import { closedPort } from '@scanauth/testkit'
 import {
   AFTER_SHORT_TRIAL,
@@ -47,7 +48,7 @@ describe.skipIf(skipBrowser)('the demo page in chromium: buying access', () => {
     try {
       await page.goto(shop.url)
       await reachPurchaseNeeded(page, clock)
-      const openid = (await page.evaluate(`localStorage.getItem('scanauth.demo_openid')`)) as string
+      const openid = EMULATED_PHONE_OPENID // the emulated phone's user, who scanned
       expect(await planCards(page)).toEqual(['30 days of access Time pass · 30 days ¥19.90', '7 days of access Time pass · 7 days ¥6.90', '100 points Points · 100 points ¥9.90'])
       expect(await page.getByRole('button', { name: 'Buy 30 days (demo)' }).count()).toBe(0) // the old shortcut is gone
       await page.screenshot({ path: `${OUTPUT}6-plans.png` })

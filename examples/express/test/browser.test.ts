@@ -5,7 +5,7 @@
 // then the page asks; a platform failure and a rate limit say why. Also the narrowest phone and the
 // emulator's own page. The purchase, and an authorization ending while the page is open, are in
 // browser-purchase.test.ts. Screenshots go to examples/express/test-output/ (not committed).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
 import type { RunningServer } from '@scanauth/example-shared'
 import { authRequests, clockedServer, DAY, launchChromium, OUTPUT, pageErrors, qrLoaded, savedToken, sceneOf, skipBrowser, transportOf } from './browser-support'
@@ -16,12 +16,20 @@ describe.skipIf(skipBrowser)('the demo page in chromium: signing in', () => {
   let serverClock: { ahead: number } // the server's clock runs ahead by this much, to show expiry
 
   beforeAll(async () => {
-    ;({ running: server, clock: serverClock } = await clockedServer())
     browser = await launchChromium()
   })
 
   afterAll(async () => {
     await browser?.close()
+  })
+
+  // A server for each test: the demo page scans as the emulated phone's one user, whose free trial
+  // one test may have used up (or moved past with the clock).
+  beforeEach(async () => {
+    ;({ running: server, clock: serverClock } = await clockedServer())
+  })
+
+  afterEach(async () => {
     await server?.close()
   })
 
@@ -205,13 +213,88 @@ describe.skipIf(skipBrowser)('the demo page in chromium: signing in', () => {
       await page.reload()
       await page.getByText('Too many codes asked for.').waitFor()
       expect(await page.locator('#card').getAttribute('data-state')).toBe('error')
-      expect(await page.locator('#status-text').textContent()).toBe("The account's daily QR code budget is used up; try again in 43200 s")
-      expect(await page.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true)
+      expect(await page.locator('#status-text').textContent()).toBe("The account's daily QR code budget is used up")
+      // "Try again" is there, but held until the budget comes back (midnight UTC, 12 hours on).
+      const again = page.getByRole('button', { name: 'Try again' })
+      expect([await again.isVisible(), await again.isDisabled()]).toEqual([true, true])
+      expect(await page.locator('#overlay-note').textContent()).toMatch(/^Try again in 1[12] h \d\d min$/)
       await page.screenshot({ path: `${OUTPUT}5b-rate-limited.png` })
       expect(errors).toEqual([])
     } finally {
       await context.close()
       await limited.close()
+    }
+  })
+
+  it('counts a rate limit down and enables "Try again" when it is over', async () => {
+    // One code a minute from an address, on a server clock standing at 5 s into a minute: the second
+    // code is refused for 55 s (Retry-After), longer than the client waits out, so the page says so.
+    const serverClock = { at: Date.parse('2026-01-01T00:00:05.000Z') }
+    const { running: limited } = await clockedServer({ createScenePerMinute: 1, now: () => serverClock.at })
+    const context = await browser.newContext({ viewport: { width: 960, height: 820 } })
+    const page = await context.newPage()
+    const errors = pageErrors(page)
+    await page.clock.install() // the page's countdown runs on a clock the test can move
+    try {
+      await page.goto(limited.url)
+      await qrLoaded(page)
+      await page.reload()
+      await page.getByText('Too many codes asked for.').waitFor()
+      expect(await page.locator('#status-text').textContent()).toBe('Too many QR codes requested from this address') // how long: the note
+      const again = page.getByRole('button', { name: 'Try again' })
+      const note = page.locator('#overlay-note')
+      expect(await note.textContent()).toMatch(/^Try again in 5\d s$/)
+      expect(await again.isDisabled()).toBe(true)
+      await page.screenshot({ path: `${OUTPUT}5c-rate-limited-countdown.png` })
+      // A press while it is held does nothing.
+      await again.click({ force: true })
+      expect(await page.locator('#card').getAttribute('data-state')).toBe('error')
+
+      await page.clock.fastForward(20_000)
+      await expect.poll(() => note.textContent()).toMatch(/^Try again in 3\d s$/)
+      expect(await again.isDisabled()).toBe(true)
+
+      // The minute is over, on both clocks: "Try again" is enabled and brings a code.
+      serverClock.at += 60_000
+      await page.clock.fastForward(40_000)
+      await expect.poll(() => note.textContent()).toBe('You can try again now.')
+      expect(await again.isEnabled()).toBe(true)
+      await again.click()
+      await qrLoaded(page)
+      expect(errors).toEqual([])
+    } finally {
+      await context.close()
+      await limited.close()
+    }
+  })
+
+  it("the demo's button and the emulator's page scan as the same WeChat user", async () => {
+    const emulator = server.wiring.emulator!
+    const context = await browser.newContext({ viewport: { width: 960, height: 820 } })
+    const page = await context.newPage()
+    const errors = pageErrors(page)
+    try {
+      await page.goto(server.url)
+      await qrLoaded(page)
+      await page.getByRole('button', { name: 'Scan with the emulated phone' }).click()
+      await page.getByRole('heading', { name: 'Authorized' }).waitFor()
+
+      // Signed out, a new code; the emulator's page scans it as its "Scan as" openid by default.
+      await page.getByRole('button', { name: 'Sign out' }).click()
+      const scene = await qrLoaded(page)
+      const phone = await context.newPage()
+      await phone.goto(emulator.url)
+      const scanAs = await phone.locator('#openid').inputValue()
+      expect(scanAs).toBe('o_emulator_demo_user')
+      await phone.getByRole('button', { name: 'Scan', exact: true }).click()
+      await page.getByRole('heading', { name: 'Authorized' }).waitFor()
+      expect(emulator.scans().map((s) => [s.sceneStr === scene, s.openid])).toEqual([
+        [true, scanAs],
+        [false, scanAs],
+      ])
+      expect(errors).toEqual([])
+    } finally {
+      await context.close()
     }
   })
 

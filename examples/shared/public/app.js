@@ -35,14 +35,16 @@ const checkout = createCheckout({
 })
 
 const deviceId = remember('scanauth.device_id', () => `web-${randomHex(16)}`)
-const phoneOpenid = remember('scanauth.demo_openid', () => `phone-${randomHex(8)}`)
 
+// From GET /demo/config. With the emulator, `demo_openid` is the emulated phone's WeChat user: the
+// emulator's own page scans as it too, so both sign in the same person.
 let config = { emulator: false }
 let scene = null // { sceneStr, qrUrl, expiresAt } of the code shown
 let generation = 0 // bumped for every sign-in and state change: answers of an older one do nothing
 let signingIn = null // the AbortController of client.signIn, while it runs
 let tickTimer = null
 let recheckTimer = null
+let retryTimer = null // the countdown of a rate-limited "Try again"
 let session = null // the token of the authorized card
 let phoneLink = null // with confirm on the phone: the emulated phone's chat, where its confirm link is
 
@@ -54,7 +56,8 @@ function stopTimers() {
   signingIn?.abort()
   clearInterval(tickTimer)
   clearTimeout(recheckTimer)
-  signingIn = tickTimer = recheckTimer = null
+  clearInterval(retryTimer)
+  signingIn = tickTimer = recheckTimer = retryTimer = null
 }
 
 // ---------------------------------------------------------------- view
@@ -190,6 +193,7 @@ function showExpired() {
   $('overlay-text').textContent = 'This code has expired.'
   $('overlay-note').textContent = 'Get a new one when you are ready.'
   $('overlay-new').textContent = 'New code'
+  $('overlay-new').disabled = false
   setState('expired')
   setStatus('The code expired.', 'warn')
 }
@@ -202,8 +206,38 @@ function showCreateError(detail, title = 'No code could be created.') {
   $('overlay-text').textContent = title
   $('overlay-note').textContent = ''
   $('overlay-new').textContent = 'Try again'
+  $('overlay-new').disabled = false
   setState('error')
   setStatus(detail, 'error')
+}
+
+/** A wait as a person reads it: "12 s", "4 min 05 s", "12 h 00 min". */
+function formatWait(seconds) {
+  if (seconds < 60) return `${seconds} s`
+  const pad = (n) => String(n).padStart(2, '0')
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${pad(seconds % 60)} s`
+  return `${Math.floor(seconds / 3600)} h ${pad(Math.floor((seconds % 3600) / 60))} min`
+}
+
+/**
+ * After a rate limit: "Try again" stays disabled while the server would refuse a new code anyway,
+ * counting down its Retry-After, then is enabled.
+ */
+function holdRetry(seconds) {
+  const button = $('overlay-new')
+  const until = Date.now() + seconds * 1000
+  const tick = () => {
+    const left = Math.ceil((until - Date.now()) / 1000)
+    button.disabled = left > 0
+    $('overlay-note').textContent = left > 0 ? `Try again in ${formatWait(left)}` : 'You can try again now.'
+    if (left <= 0) {
+      clearInterval(retryTimer)
+      retryTimer = null
+    }
+  }
+  clearInterval(retryTimer)
+  retryTimer = setInterval(tick, 1000)
+  tick()
 }
 
 // ---------------------------------------------------------------- flow
@@ -273,9 +307,12 @@ function signInFailed(error) {
   }
   if (error.code === 'expired') return showExpired()
   if (error.code === 'rate_limited') {
-    // The server's {detail} says which limit and for how long; without one, Retry-After does.
-    const wait = error.retryAfterSeconds ? ` Try again in ${error.retryAfterSeconds} s.` : ''
-    return showCreateError(error.detail || `Too many codes were asked for from here.${wait}`, 'Too many codes asked for.')
+    // The server's {detail} says which limit; how long is its Retry-After, which the note under the
+    // title counts down (so the detail's own "; try again in N s", which would stand still, goes).
+    const detail = error.detail?.replace(/;\s*try again in \d+ s\.?$/i, '')
+    showCreateError(detail || 'Too many codes were asked for from here.', 'Too many codes asked for.')
+    if (error.retryAfterSeconds > 0) holdRetry(error.retryAfterSeconds)
+    return
   }
   if (error.code === 'network') return showCreateError('Cannot reach the server.')
   showCreateError(error.detail || `The server answered ${error.status ?? 'something unexpected'}.`)
@@ -298,7 +335,7 @@ async function emulatedScan() {
   button.disabled = true
   button.textContent = 'Scanning…'
   try {
-    const res = await api('/demo/emulator-scan', { method: 'POST', json: { scene_str: scene.sceneStr, openid: phoneOpenid } })
+    const res = await api('/demo/emulator-scan', { method: 'POST', json: { scene_str: scene.sceneStr, openid: config.demo_openid } })
     // With confirm on the phone, the reply carries the confirm link: the emulated phone opens it.
     phoneLink = res.status === 200 && typeof res.body?.phone_url === 'string' ? res.body.phone_url : null
     $('phone-confirm').href = phoneLink ?? '#'

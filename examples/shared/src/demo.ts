@@ -24,7 +24,7 @@ export interface DemoResponse {
   headers?: Record<string, string>
 }
 
-/** The openids the emulated phone uses (`phone-<hex>` on the page); stricter than core's 1–128 characters, for the log's sake. */
+/** The openids an emulated scan may use; stricter than core's 1–128 characters, for the log's sake. */
 const OPENID = /^[\w-]{1,64}$/
 const OPENID_RULE = 'openid must be 1-64 letters, digits, _ or -'
 
@@ -39,6 +39,13 @@ export interface DemoContext {
   /** The server's log. */
   log(line: string): void
 }
+
+/**
+ * The emulated phone's WeChat user. The emulator scans as this openid from its own page (its
+ * `demoOpenid`), and `GET /demo/config` gives it to the demo page for "Scan with the emulated phone":
+ * one phone, one user, whichever page scans. It passes the scan's openid check.
+ */
+export const EMULATED_PHONE_OPENID = 'o_emulator_demo_user'
 
 const fields = (body: unknown) => (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
 

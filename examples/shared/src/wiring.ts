@@ -19,7 +19,7 @@ import { startPurgeTimer } from './purge-timer'
 import { startReconcileTimer } from './reconcile-timer'
 import { startPaySide } from './pay-wiring'
 import { clientBundle } from './client-bundle'
-import { demoPay, demoQr, demoScan, type DemoContext, type DemoResponse } from './demo'
+import { demoPay, demoQr, demoScan, EMULATED_PHONE_OPENID, type DemoContext, type DemoResponse } from './demo'
 
 type Emulator = WechatEmulator
 
@@ -41,7 +41,7 @@ export interface Wiring {
    * gives the WeChat Pay client its notify URL.
    */
   listening(baseUrl: string): Promise<void>
-  /** `GET /demo/config`: what the demo page should offer. */
+  /** `GET /demo/config`: what the demo page should offer, and the emulated phone's openid. */
   demoConfig(): DemoResponse
   /** `POST /demo/emulator-scan` `{scene_str, openid}`: the emulated phone scans the scene (emulator mode only). */
   demoScan(body: unknown): Promise<DemoResponse>
@@ -126,7 +126,7 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     let platform: string
     if (config.wechat.kind === 'emulator') {
       const { token, encodingAESKey, says } = emulatedSecrets(config.wechat)
-      emulator = await startWechatEmulator({ port: 0, host: '127.0.0.1', ...EMULATED, token, encodingAESKey })
+      emulator = await startWechatEmulator({ port: 0, host: '127.0.0.1', ...EMULATED, token, encodingAESKey, demoOpenid: EMULATED_PHONE_OPENID })
       cleanup.push(() => emulator?.close())
       account = { kind: 'account', ...EMULATED, token, encodingAESKey, apiBaseUrl: emulator.url }
       platform = `WeChat emulator at ${emulator.url} with ${says}`
@@ -241,7 +241,15 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       },
       demoConfig: () => ({
         status: 200,
-        body: { framework, store: config.store.kind, emulator: emulator !== null, pay_emulator: pay.emulator !== null, confirm },
+        body: {
+          framework,
+          store: config.store.kind,
+          emulator: emulator !== null,
+          // Who "Scan with the emulated phone" scans as: the emulator's own page's default user too.
+          demo_openid: emulator === null ? null : EMULATED_PHONE_OPENID,
+          pay_emulator: pay.emulator !== null,
+          confirm,
+        },
       }),
       demoScan: (body) => demoScan(demo, body),
       demoPay: (body) => demoPay(demo, body),

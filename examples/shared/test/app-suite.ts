@@ -130,13 +130,18 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
       expect(client).toMatch(/export \{[^}]*\bcreateScanAuthClient\b[^}]*\}/)
       expect(client).not.toMatch(/^\s*import\s/m)
       expect((await fetch(`${url}/wait.js`)).status).toBe(404) // the page's own waiting is gone
-      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, pay_emulator: true, confirm: 'scan' })
+      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, confirm: 'scan' })
+
+      // The page scans as the emulated phone's user, the one the emulator's own page scans as.
+      const phone = (await fetchJson(`${url}/demo/config`)).body.demo_openid as string
+      expect(await (await fetch(`${server.wiring.emulator!.url}/`)).text()).toContain(`data-openid="${phone}"`)
 
       const { body } = await postJson(`${url}/auth/create_scene`, { device_id: 'page-device' })
-      const scan = await postJson(`${url}/demo/emulator-scan`, { scene_str: body.scene_str, openid: 'phone-0123abcd' })
+      const scan = await postJson(`${url}/demo/emulator-scan`, { scene_str: body.scene_str, openid: phone })
       expect(scan.status).toBe(200)
       expect(scan.body).toMatchObject({ scanned: body.scene_str })
       expect((await fetchJson(`${url}/auth/status?scene=${body.scene_str}`)).body.status).toBe('authorized')
+      expect(await server.wiring.auth.getUser({ openid: phone })).toMatchObject({ openid: phone })
       expect(server.wiring.emulator!.tickets().map((t) => t.sceneStr)).toContain(body.scene_str)
 
       expect((await postJson(`${url}/demo/emulator-scan`, { scene_str: 'nope', openid: 'x' })).status).toBe(400)
@@ -201,7 +206,7 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
       expect(res.status).toBe(502)
       expect(res.body.detail).toMatch(/^QR code creation failed/)
       // The Official Account is real, WeChat Pay still emulated: each side is chosen on its own.
-      expect((await fetchJson(`${url}/demo/config`)).body).toMatchObject({ emulator: false, pay_emulator: true })
+      expect((await fetchJson(`${url}/demo/config`)).body).toMatchObject({ emulator: false, demo_openid: null, pay_emulator: true })
       expect((await postJson(`${url}/demo/emulator-scan`, { scene_str: `pc_${'b'.repeat(32)}`, openid: 'x' })).status).toBe(404)
       // The emulated payment needs only the WeChat Pay emulator (here: an order it does not know).
       expect((await postJson(`${url}/demo/pay`, { order_id: `SA${'1'.repeat(26)}` })).status).toBe(404)

@@ -1,8 +1,8 @@
 /**
  * The emulator's HTTP server: WeChat's API paths, the web OAuth authorize page, the HTML page, and
  * the endpoints behind the page (`/emulator/tickets`, `/emulator/scans`, `/emulator/view`,
- * `POST /emulator/scan`, `/emulator/open`). A plain `node:http` server, so clients talk to it over
- * real sockets.
+ * `POST /emulator/scan` by ticket or by scene, `/emulator/open`). A plain `node:http` server, so
+ * clients talk to it over real sockets.
  *
  * @module
  */
@@ -85,13 +85,17 @@ async function serve(deps: EmulatorServerDeps, req: IncomingMessage, res: Server
     try {
       input = JSON.parse((await readBody(req)).toString('utf8')) as Record<string, unknown>
     } catch {
-      return sendJson(res, 400, { detail: 'a JSON body {ticket, openid?, subscribed?} is required' })
+      return sendJson(res, 400, { detail: 'a JSON body {ticket or scene_str, openid?, subscribed?} is required' })
     }
-    const ticket = typeof input?.ticket === 'string' ? input.ticket : undefined
-    const openid = typeof input.openid === 'string' && input.openid !== '' ? input.openid : deps.demoOpenid
-    if (ticket === undefined) return sendJson(res, 400, { detail: 'ticket is required' })
+    // A code by its ticket (the page), or by its scene (a person with curl and the app's scene_str):
+    // the newest live code of that scene, as scan({ sceneStr }) does.
+    const ticket = typeof input?.ticket === 'string' && input.ticket !== '' ? input.ticket : undefined
+    const sceneStr = typeof input?.scene_str === 'string' && input.scene_str !== '' ? input.scene_str : undefined
+    const openid = typeof input?.openid === 'string' && input.openid !== '' ? input.openid : deps.demoOpenid
+    if (ticket === undefined && sceneStr === undefined) return sendJson(res, 400, { detail: 'ticket or scene_str is required' })
     try {
-      const result = await deps.scan({ ticket, openid, subscribed: typeof input.subscribed === 'boolean' ? input.subscribed : undefined })
+      const subscribed = typeof input.subscribed === 'boolean' ? input.subscribed : undefined
+      const result = await deps.scan(ticket !== undefined ? { ticket, openid, subscribed } : { sceneStr, openid, subscribed })
       return sendJson(res, 200, result)
     } catch (error) {
       return sendJson(res, 409, { detail: error instanceof Error ? error.message : String(error) })

@@ -216,6 +216,33 @@ describe('the scan list', () => {
     expect(html).toContain("fetch('/emulator/view'")
   })
 
+  it('POST /emulator/scan scans by scene_str too: the newest live code of the scene, or the scene as is', async () => {
+    const cb = await fakeCallback((_req, res) => res.end('success'))
+    const { emulator, stable, create, clock } = await setup({ callbackUrl: cb.url, demoOpenid: 'o_default_phone' })
+    const token = (await stable()).access_token as string
+    await create(token, strScene('pc_curl', 60))
+    clock.advance(1000)
+    const { ticket } = (await create(token, strScene('pc_curl', 60))).json as { ticket: string }
+    const scan = (body: unknown) =>
+      fetch(`${emulator.url}/emulator/scan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+    const byScene = await scan({ scene_str: 'pc_curl', openid: 'o_dev' })
+    expect(byScene.status).toBe(200)
+    expect(await byScene.json()).toMatchObject({ status: 200, event: { FromUserName: 'o_dev', Event: 'subscribe', EventKey: 'qrscene_pc_curl', Ticket: ticket } })
+    // No openid: the demo user, as on the page; no code of ours: pushed as is, as scan({ sceneStr }) does.
+    expect((await scan({ scene_str: 'pc_elsewhere', subscribed: true })).status).toBe(200)
+    expect(emulator.scans().map(({ sceneStr, openid, ticket: t, event }) => ({ sceneStr, openid, ticket: t, event }))).toEqual([
+      { sceneStr: 'pc_elsewhere', openid: 'o_default_phone', ticket: null, event: 'SCAN' },
+      { sceneStr: 'pc_curl', openid: 'o_dev', ticket, event: 'subscribe' },
+    ])
+
+    for (const body of [{}, { scene_str: '' }, { scene_str: 7, openid: 'o' }, 'pc_curl']) {
+      const refused = await scan(body)
+      expect([refused.status, await refused.json()], JSON.stringify(body)).toEqual([400, { detail: 'ticket or scene_str is required' }])
+    }
+    expect(cb.seen).toHaveLength(2)
+  })
+
   it('keeps the last 200', () => {
     const log = new ScanLog()
     const result = { attempts: 1, status: 200, body: 'success', reply: null, replyError: null, event: { Event: 'SCAN' } }
