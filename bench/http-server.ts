@@ -38,6 +38,14 @@
  * round trips so far, {@link ServerCpu}) and
  * `{ type: 'close' }`.
  *
+ * `argv[5]`, on Express only, is the OpenTelemetry of the process (issue 21; {@link HttpTelemetry}, from
+ * `bench/http-telemetry.ts`): `none`, `sdk` or `sdk+context`. Given, the process registers that SDK
+ * before it creates the instance (nothing for `none`: the API alone, installed, as core finds it), serves
+ * a third app, `traced`: the same `scanAuthRouter(auth)` at `/auth` behind middleware that runs each
+ * request inside an HTTP server span (the API's no-op tracer under `none`), and counts the spans its
+ * exporter was handed (`spans` in {@link ServerCpu}). With an SDK it checks, before it is ready, that the
+ * setup's operations (the scenes made, the scan) were exported as spans.
+ *
  * @module
  */
 import { once } from 'node:events'
@@ -48,6 +56,7 @@ import Koa from 'koa'
 import { createScanAuth, ScanAuthError, type ScanAuth, type ScanAuthOptions, type StatusResult, type WebOAuthProvider } from '@scanauth/core'
 import { requireAuthorization, scanAuthRouter } from '@scanauth/express'
 import { scanAuthMiddleware } from '@scanauth/koa'
+import type { HttpTelemetry, RegisteredSdk } from './http-telemetry'
 import { constantQr, openBenchStore, type BenchStore, type StoreKind } from './stores'
 import { NO_RATE_LIMITS } from './lib'
 
@@ -82,8 +91,11 @@ const OPT_IN = {
 /** The message this process sends once it listens. */
 export interface ServerReady {
   type: 'ready'
-  /** Port on 127.0.0.1 of the middleware's app (`scanauth`) and of the bare route's (`bare`). */
-  ports: { scanauth: number; bare: number }
+  /**
+   * Port on 127.0.0.1 of the middleware's app (`scanauth`) and of the bare route's (`bare`); with
+   * `argv[5]` also of the app that runs each request in an HTTP server span (`traced`).
+   */
+  ports: { scanauth: number; bare: number; traced?: number }
   /** A pending scene, valid for an hour. */
   scene: string
   /** An authorized scene. */
@@ -112,6 +124,8 @@ export interface ServerCpu {
   usage: NodeJS.CpuUsage
   /** The store's round trips so far (Redis commands, PostgreSQL statements); absent on the stores in process. */
   roundTrips?: number
+  /** With `argv[5]`: the spans the SDK's exporter was handed so far (0 without an SDK). */
+  spans?: number
 }
 
 async function main(): Promise<void> {
@@ -122,6 +136,14 @@ async function main(): Promise<void> {
   if (framework !== 'express' && framework !== 'koa') throw new Error(`bench/http-server.ts: unknown framework '${framework}'`)
   if (!['memory', 'sqlite', 'redis', 'postgres'].includes(storeKind)) throw new Error(`bench/http-server.ts: unknown store '${storeKind}'`)
   if (mode !== 'plain' && mode !== 'opt-in') throw new Error(`bench/http-server.ts: unknown mode '${mode}'`)
+  const telemetry = process.argv[5] as HttpTelemetry | undefined
+  if (telemetry !== undefined && (framework !== 'express' || !['none', 'sdk', 'sdk+context'].includes(telemetry))) {
+    throw new Error(`bench/http-server.ts: telemetry '${telemetry}' is for Express only, one of none, sdk, sdk+context`)
+  }
+  // Loaded only here: the other server processes do not import the SDK at all.
+  const otel = telemetry === undefined ? undefined : await import('./http-telemetry')
+  // Before the instance, as an application starts its SDK before it builds its app.
+  const sdk: RegisteredSdk | undefined = telemetry === 'sdk' || telemetry === 'sdk+context' ? otel?.registerSdk({ context: telemetry === 'sdk+context' }) : undefined
   const opened = await openBenchStore(storeKind)
   const auth = createScanAuth({
     store: opened.store,
@@ -153,7 +175,11 @@ async function main(): Promise<void> {
         if (typeof req.query.scene !== 'string') return void res.status(400).json({ detail: 'scene is required' })
         res.json(authorizedBody)
       })
-      return { app, bare }
+      if (otel === undefined) return { app, bare }
+      const traced = express()
+      traced.use(otel.serverSpans())
+      traced.use('/auth', scanAuthRouter(auth))
+      return { app, bare, traced }
     }
     const app = new Koa()
     app.use(scanAuthMiddleware(auth, { basePath: '/auth' }))
@@ -163,9 +189,9 @@ async function main(): Promise<void> {
       if (typeof ctx.query.scene !== 'string') ctx.throw(400, 'scene is required')
       ctx.body = ctx.path === '/bare/status' ? { status: 'pending' } : authorizedBody
     })
-    return { app: app.callback(), bare: bare.callback() }
+    return { app: app.callback(), bare: bare.callback(), traced: undefined }
   }
-  const { app, bare } = apps()
+  const { app, bare, traced } = apps()
 
   const servers: Server[] = []
   const listen = async (handler: Parameters<typeof createServer>[1]) => {
@@ -176,9 +202,14 @@ async function main(): Promise<void> {
     servers.push(server)
     return (server.address() as AddressInfo).port
   }
-  const ports = { scanauth: await listen(app), bare: await listen(bare) }
+  const ports = { scanauth: await listen(app), bare: await listen(bare), ...(traced === undefined ? {} : { traced: await listen(traced) }) }
   const scenes = mode === 'plain' ? await plainScenes(auth) : await optInScenes(auth, opened.store, `http://127.0.0.1:${ports.scanauth}/auth`)
   authorizedBody = scenes.authorizedBody
+  if (sdk !== undefined) {
+    // The setup made two scenes and scanned one: three operations, each a span through the SDK.
+    await sdk.flush()
+    if (sdk.exportedSpans() < 3) throw new Error(`bench/http-server.ts: the registered SDK exported ${sdk.exportedSpans()} spans for the setup's 3 operations`)
+  }
 
   const close = () => {
     for (const server of servers) {
@@ -188,7 +219,7 @@ async function main(): Promise<void> {
     void opened.close().finally(() => process.disconnect?.())
   }
   process.on('message', (message: { type?: string }) => {
-    if (message.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage(), roundTrips: opened.roundTrips?.() } satisfies ServerCpu)
+    if (message.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage(), roundTrips: opened.roundTrips?.(), spans: telemetry === undefined ? undefined : (sdk?.exportedSpans() ?? 0) } satisfies ServerCpu)
     if (message.type === 'close') close()
   })
   // The parent went away without saying so: do not outlive it.

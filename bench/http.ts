@@ -17,6 +17,15 @@
  * sent with `X-Scanauth-Poll-Secret`, against the same bare route (sent the same header); no target:
  * the rows say what the modes cost the polls beside the plain rows of the same store.
  *
+ * And OpenTelemetry (issue 21), on the SQLite store through Express: the pending poll in a server
+ * process that registered an SDK before it created its app (`bench/http-telemetry.ts`: tracer and
+ * meter providers, target ≥ 0.9), then the same with NodeSDK's `AsyncLocalStorageContextManager`, and
+ * the poll inside an HTTP server span (as `@opentelemetry/instrumentation-http` makes one) with that
+ * SDK. Their baseline is not the bare route but the same poll in another server process of the same
+ * code without an SDK (the API installed, as core finds it; for the traced row, inside the no-op
+ * tracer's span): the two processes take the alternating slices, and each side's CPU is its own
+ * process's. The SDK process counts the spans its exporter is handed (per response in the row).
+ *
  *   npx tsx --conditions=@scanauth/source bench/http.ts
  *   BENCH_QUICK=1 npx tsx --conditions=@scanauth/source bench/http.ts    # short slices: a check that it works
  *   BENCH_HTTP_STORES=memory npx tsx --conditions=@scanauth/source bench/http.ts   # only the rows on these stores
@@ -40,6 +49,7 @@ import type { ChildProcess } from 'node:child_process'
 import { pathToFileURL } from 'node:url'
 import { ask, startChild, stopChild } from './child'
 import type { HttpFramework, HttpMode, ServerCpu, ServerReady } from './http-server'
+import type { HttpTelemetry } from './http-telemetry'
 import { markdownTable, QUICK, row, summarize, type BenchRow, type Measurement } from './lib'
 import { STORE_LABEL, type StoreKind } from './stores'
 
@@ -71,6 +81,10 @@ export interface HttpBenchRow extends BenchRow {
   clientCpuPercent: number
   /** Responses that were not 2xx, or errors, on either side (should be 0). */
   failures: number
+  /** OpenTelemetry rows (issue 21): what the measured process registered, and how the request runs; see {@link TelemetryRow}. */
+  telemetry?: TelemetryRow
+  /** OpenTelemetry rows: spans the SDK process's exporter was handed per response (over the measured slices). */
+  spansPerOp?: number
   /**
    * Store round trips per response, counted in the server process as the store sections count them
    * (Redis commands on the client, PostgreSQL statements on the pool); on Redis and PostgreSQL only.
@@ -90,6 +104,14 @@ export type PollKind = 'pending' | 'authorized'
  */
 export type RequestKind = PollKind | 'guarded'
 
+/**
+ * The OpenTelemetry rows (issue 21), each against the same poll in a process without an SDK: `sdk`, a
+ * registered SDK (tracer and meter providers); `sdk+context`, the same with NodeSDK's
+ * `AsyncLocalStorageContextManager`; `traced`, that SDK with each request in an HTTP server span
+ * (against the no-op tracer's span without an SDK).
+ */
+export type TelemetryRow = 'sdk' | 'sdk+context' | 'traced'
+
 /** What is measured: one poll through one framework on one store, and the goal when there is one. */
 interface HttpTarget {
   framework: HttpFramework
@@ -98,8 +120,13 @@ interface HttpTarget {
   poll: RequestKind
   /** Default `plain`; `opt-in` runs in a server process of its own (`bench/http-server.ts`). */
   mode?: HttpMode
+  /** An OpenTelemetry row: measured across two server processes (see {@link TelemetryRow}). */
+  telemetry?: TelemetryRow
   target?: number
 }
+
+/** Issue 21: the pending poll with a registered OpenTelemetry SDK at least 0.9 of the same poll without one. */
+export const TELEMETRY_TARGET = 0.9
 
 /** Issue 19: a route behind `requireAuthorization()` at least 0.7 of the same route unguarded. */
 export const GUARD_TARGET = 0.7
@@ -117,6 +144,10 @@ const TARGETS: HttpTarget[] = [
   // poll secret, beside its plain rows above (no target, as the plain polls on these stores have none).
   { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'pending', mode: 'opt-in' },
   { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'authorized', mode: 'opt-in' },
+  // Issue 21: against the same poll in a process without an SDK (two server processes, see benchHttp).
+  { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'pending', telemetry: 'sdk', target: TELEMETRY_TARGET },
+  { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'pending', telemetry: 'sdk+context' },
+  { framework: 'express', label: 'Express 5', store: 'sqlite', poll: 'pending', telemetry: 'traced' },
   { framework: 'express', label: 'Express 5', store: 'redis', poll: 'pending' },
   { framework: 'express', label: 'Express 5', store: 'redis', poll: 'authorized' },
   { framework: 'express', label: 'Express 5', store: 'redis', poll: 'guarded', target: GUARD_TARGET },
@@ -135,14 +166,32 @@ export const GUARDED_OPERATION = 'route behind requireAuthorization()'
 /** What the name of an `opt-in` row says after the poll: what the poll pays for in that mode. */
 export const OPT_IN_LABEL: Record<PollKind, string> = { pending: 'confirm on the phone + poll secret', authorized: 'poll secret' }
 
+/** What the name of an OpenTelemetry row says after the poll (each ends with a comma, so that none prefixes another in `why.ts`). */
+export const TELEMETRY_LABEL: Record<TelemetryRow, string> = {
+  sdk: 'OpenTelemetry SDK registered',
+  'sdk+context': 'OpenTelemetry SDK + AsyncLocalStorage context manager',
+  traced: 'in an HTTP server span, OpenTelemetry SDK + context manager',
+}
+
+/** The baseline of an OpenTelemetry row: the same poll in a server process without an SDK. */
+const TELEMETRY_BASELINE: Record<TelemetryRow, string> = {
+  sdk: 'the same poll, no SDK',
+  'sdk+context': 'the same poll, no SDK',
+  traced: "the same poll in the no-op tracer's span, no SDK",
+}
+
+/** The SDK the measured process of an OpenTelemetry row registers (the baseline's registers none). */
+const TELEMETRY_SDK: Record<TelemetryRow, HttpTelemetry> = { sdk: 'sdk', 'sdk+context': 'sdk+context', traced: 'sdk+context' }
+
 /**
- * The operation's name in the tables, e.g. `authorized poll, MemoryStore`, or in the opt-in mode
- * `pending poll, confirm on the phone + poll secret, RedisStore`.
+ * The operation's name in the tables, e.g. `authorized poll, MemoryStore`, in the opt-in mode
+ * `pending poll, confirm on the phone + poll secret, RedisStore`, or for an OpenTelemetry row
+ * `pending poll, OpenTelemetry SDK registered, SqliteStore`.
  */
-export const operationName = (poll: RequestKind, store: StoreKind, mode: HttpMode = 'plain') =>
+export const operationName = (poll: RequestKind, store: StoreKind, mode: HttpMode = 'plain', telemetry?: TelemetryRow) =>
   poll === 'guarded'
     ? `${GUARDED_OPERATION}, ${STORE_LABEL[store]}`
-    : `${poll} poll, ${mode === 'opt-in' ? `${OPT_IN_LABEL[poll]}, ` : ''}${STORE_LABEL[store]}`
+    : `${poll} poll, ${mode === 'opt-in' ? `${OPT_IN_LABEL[poll]}, ` : ''}${telemetry === undefined ? '' : `${TELEMETRY_LABEL[telemetry]}, `}${STORE_LABEL[store]}`
 
 /** Options of {@link benchHttp}. */
 export interface BenchHttpOptions {
@@ -170,6 +219,8 @@ interface Side {
   /** Responses (any status) and the store round trips the server sent meanwhile. */
   responses: number
   roundTrips: number
+  /** The spans the server's exporter was handed meanwhile (OpenTelemetry rows). */
+  spans: number
 }
 
 const median = (xs: number[]) => {
@@ -178,16 +229,25 @@ const median = (xs: number[]) => {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
 }
 
-/** Starts `bench/http-server.ts` for `framework` on `store` in `mode` in a child process and waits until it listens. */
-async function startServers(framework: HttpFramework, store: StoreKind, mode: HttpMode): Promise<{ child: ChildProcess; ready: ServerReady }> {
-  const { child, ready } = await startChild<ServerReady>('http-server.ts', [framework, store, mode])
+/**
+ * Starts `bench/http-server.ts` for `framework` on `store` in `mode` (with `telemetry`, an OpenTelemetry
+ * process) in a child process and waits until it listens.
+ */
+async function startServers(framework: HttpFramework, store: StoreKind, mode: HttpMode, telemetry?: HttpTelemetry): Promise<Server> {
+  const { child, ready } = await startChild<ServerReady>('http-server.ts', [framework, store, mode, ...(telemetry === undefined ? [] : [telemetry])])
   return { child, ready }
 }
 
-/** The child's CPU time so far, in microseconds, and its store's round trips so far (0 in process). */
-async function serverCpu(child: ChildProcess): Promise<{ cpuUs: number; roundTrips: number }> {
-  const { usage, roundTrips } = await ask<ServerCpu>(child, { type: 'cpu' }, 'cpu')
-  return { cpuUs: usage.user + usage.system, roundTrips: roundTrips ?? 0 }
+/** A server process and what it said once it listened. */
+interface Server {
+  child: ChildProcess
+  ready: ServerReady
+}
+
+/** The child's CPU time so far, in microseconds, its store's round trips so far (0 in process) and the spans it exported. */
+async function serverCpu(child: ChildProcess): Promise<{ cpuUs: number; roundTrips: number; spans: number }> {
+  const { usage, roundTrips, spans } = await ask<ServerCpu>(child, { type: 'cpu' }, 'cpu')
+  return { cpuUs: usage.user + usage.system, roundTrips: roundTrips ?? 0, spans: spans ?? 0 }
 }
 
 /** One slice of load on `url` (with `headers` on every request); its figures are added to `side` when `side` is given. */
@@ -212,6 +272,7 @@ async function slice(url: string, headers: Record<string, string>, child: ChildP
   if (side) {
     side.responses += samples.length + failures
     side.roundTrips += after.roundTrips - before.roundTrips
+    side.spans += after.spans - before.spans
     side.samplesUs.push(...samples)
     side.wallMs += wallMs
     side.serverCpuUs += cpuAfter - cpuBefore
@@ -228,33 +289,45 @@ function figures(side: Side): Measurement {
 }
 
 /**
- * Runs the HTTP benchmark (about 5½ minutes with the defaults: some 18 s per row) and returns one
+ * Runs the HTTP benchmark (about 6½ minutes with the defaults: some 18 s per row) and returns one
  * row per target. Each server process is stopped whatever happens.
  */
 export async function benchHttp(options: BenchHttpOptions = {}): Promise<HttpBenchRow[]> {
   const { connections = 16, slices = QUICK ? 2 : 8, sliceSeconds = 1, stores } = options
   const rows: HttpBenchRow[] = []
   const wanted = TARGETS.filter((t) => stores === undefined || stores.includes(t.store))
-  const groupOf = (t: HttpTarget) => `${t.framework}|${t.store}|${t.mode ?? 'plain'}`
+  // The OpenTelemetry rows share one group: a process without an SDK (their baseline) and one per SDK.
+  const groupOf = (t: HttpTarget) => `${t.framework}|${t.store}|${t.mode ?? 'plain'}${t.telemetry === undefined ? '' : '|telemetry'}`
   const groups = [...new Set(wanted.map(groupOf))]
   for (const group of groups) {
     const inGroup = wanted.filter((t) => groupOf(t) === group)
     const { framework, store, mode = 'plain' } = inGroup[0] as HttpTarget
-    const { child, ready } = await startServers(framework, store, mode)
+    const sdks = inGroup.flatMap((t) => (t.telemetry === undefined ? [] : [TELEMETRY_SDK[t.telemetry]]))
+    const kinds: Array<HttpTelemetry | undefined> = sdks.length === 0 ? [undefined] : ['none', ...new Set(sdks)]
+    const servers = new Map<HttpTelemetry | undefined, Server>()
     try {
-      for (const target of inGroup) rows.push(await measureTarget(target, child, ready, { connections, slices, sliceSeconds }))
+      for (const kind of kinds) servers.set(kind, await startServers(framework, store, mode, kind))
+      for (const target of inGroup) {
+        const server = servers.get(target.telemetry === undefined ? undefined : TELEMETRY_SDK[target.telemetry]) as Server
+        const baseline = target.telemetry === undefined ? undefined : (servers.get('none') as Server)
+        rows.push(await measureTarget(target, server, baseline, { connections, slices, sliceSeconds }))
+      }
     } finally {
-      await stopServers(child)
+      for (const { child } of servers.values()) await stopServers(child)
     }
   }
   return rows
 }
 
-/** One row: `target`'s poll beside its bare route, in alternating slices after a warm-up slice each. */
+/**
+ * One row: `target`'s poll beside its bare route (on `server`), or for an OpenTelemetry row beside
+ * the same request on `baseline`, the process without an SDK, in alternating slices after a warm-up
+ * slice each.
+ */
 async function measureTarget(
   target: HttpTarget,
-  child: ChildProcess,
-  ready: ServerReady,
+  { child, ready }: Server,
+  baseline: Server | undefined,
   { connections, slices, sliceSeconds }: { connections: number; slices: number; sliceSeconds: number },
 ): Promise<HttpBenchRow> {
   const mode = target.mode ?? 'plain'
@@ -269,13 +342,28 @@ async function measureTarget(
     : secret === undefined
       ? {}
       : { 'x-scanauth-poll-secret': secret }
-  const urls = guarded
-    ? [`http://127.0.0.1:${ready.ports.scanauth}/api/report`, `http://127.0.0.1:${ready.ports.bare}/api/report`]
-    : [
-        `http://127.0.0.1:${ready.ports.scanauth}/auth/status?scene=${scene}`,
-        `http://127.0.0.1:${ready.ports.bare}/bare/${target.poll === 'pending' ? 'status' : 'authorized'}?scene=${scene}`,
-      ]
-  const sides: Side[] = urls.map(() => ({
+  // An OpenTelemetry row polls the same app (or the traced one) of both processes, each its own pending scene.
+  const telemetryUrl = (r: ServerReady) => {
+    const port = target.telemetry === 'traced' ? r.ports.traced : r.ports.scanauth
+    if (port === undefined) throw new Error('bench/http.ts: a telemetry server has no traced app')
+    return `http://127.0.0.1:${port}/auth/status?scene=${r.scene}`
+  }
+  const targets: Array<[string, ChildProcess]> =
+    target.telemetry !== undefined && baseline !== undefined
+      ? [
+          [telemetryUrl(ready), child],
+          [telemetryUrl(baseline.ready), baseline.child],
+        ]
+      : guarded
+        ? [
+            [`http://127.0.0.1:${ready.ports.scanauth}/api/report`, child],
+            [`http://127.0.0.1:${ready.ports.bare}/api/report`, child],
+          ]
+        : [
+            [`http://127.0.0.1:${ready.ports.scanauth}/auth/status?scene=${scene}`, child],
+            [`http://127.0.0.1:${ready.ports.bare}/bare/${target.poll === 'pending' ? 'status' : 'authorized'}?scene=${scene}`, child],
+          ]
+  const sides: Side[] = targets.map(() => ({
     samplesUs: [],
     wallMs: 0,
     serverCpuUs: 0,
@@ -285,17 +373,23 @@ async function measureTarget(
     sliceCpuPerResponse: [],
     responses: 0,
     roundTrips: 0,
+    spans: 0,
   }))
-  for (const url of urls) await slice(url, headers, child, connections, sliceSeconds)
+  for (const [url, server] of targets) await slice(url, headers, server, connections, sliceSeconds)
   for (let i = 0; i < slices; i++) {
     // Alternate which side goes first, so a trend in background load does not favour one.
     const order = i % 2 === 0 ? [0, 1] : [1, 0]
-    for (const k of order) await slice(urls[k] as string, headers, child, connections, sliceSeconds, sides[k])
+    for (const k of order) {
+      const [url, server] = targets[k] as [string, ChildProcess]
+      await slice(url, headers, server, connections, sliceSeconds, sides[k])
+    }
   }
   const [ours, bare] = sides as [Side, Side]
   const cpu = (side: Side) => (side.serverCpuUs / 1000 / side.wallMs) * 100
-  const baselineName = guarded ? `the same ${target.label} route, unguarded` : `bare ${target.label} route`
-  const plain = row(target.framework, operationName(target.poll, target.store, mode), figures(ours), { name: baselineName, ...figures(bare) }, target.target)
+  const baselineName =
+    target.telemetry !== undefined ? TELEMETRY_BASELINE[target.telemetry] : guarded ? `the same ${target.label} route, unguarded` : `bare ${target.label} route`
+  const operation = operationName(target.poll, target.store, mode, target.telemetry)
+  const plain = row(target.framework, operation, figures(ours), { name: baselineName, ...figures(bare) }, target.target)
   const counted = target.store === 'redis' || target.store === 'postgres'
   const perResponse = (side: Side) => side.roundTrips / Math.max(1, side.responses)
   return {
@@ -311,6 +405,7 @@ async function measureTarget(
     clientCpuPercent: (ours.clientCpuUs / 1000 / ours.wallMs) * 100,
     failures: ours.failures + bare.failures,
     ...(counted ? { roundTripsPerOp: perResponse(ours), baselineRoundTripsPerOp: perResponse(bare) } : {}),
+    ...(target.telemetry === undefined ? {} : { telemetry: target.telemetry, spansPerOp: ours.spans / Math.max(1, ours.responses) }),
   }
 }
 
@@ -323,7 +418,9 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const rows = await benchHttp(stores === undefined ? {} : { stores })
   console.log(markdownTable(rows))
   for (const r of rows) {
-    const trips = r.roundTripsPerOp === undefined ? '' : `, store round trips per request ${r.roundTripsPerOp.toFixed(2)} (bare ${r.baselineRoundTripsPerOp?.toFixed(2)})`
+    const trips =
+      (r.roundTripsPerOp === undefined ? '' : `, store round trips per request ${r.roundTripsPerOp.toFixed(2)} (bare ${r.baselineRoundTripsPerOp?.toFixed(2)})`) +
+      (r.spansPerOp === undefined ? '' : `, spans exported per request ${r.spansPerOp.toFixed(2)}`)
     console.log(
       `${r.store} ${r.operation}: ratio of totals ${r.totalsRatio.toFixed(2)}, CPU-per-request ratio ${r.cpuRatio.toFixed(2)}, ` +
         `server CPU ${r.serverCpuPercent.toFixed(0)}% (bare ${r.baselineServerCpuPercent.toFixed(0)}%), ` +

@@ -85,9 +85,16 @@ async function environment(): Promise<Omit<Environment, 'loadAfter' | 'seconds' 
 const withRoundTrips = (rows: Array<BenchRow & { roundTripsPerOp?: number }>) =>
   `${markdownTable(rows)}\n\n${roundTripTable(rows.filter((r): r is RoundTripRow => r.roundTripsPerOp !== undefined))}`
 
-/** The HTTP section as the report has it: its own columns (ratio of totals, CPU-per-request ratio, server CPU), then the round trips. */
+/**
+ * The HTTP section as the report has it: its own columns (ratio of totals, CPU-per-request ratio, server CPU), then the round trips,
+ * then the spans the SDK process of each OpenTelemetry row exported per request.
+ */
 const httpTables = (rows: HttpBenchRow[]) =>
-  `${httpTable(rows)}\n\n${roundTripTable(rows.filter((r): r is HttpBenchRow & RoundTripRow => r.roundTripsPerOp !== undefined))}`
+  `${httpTable(rows)}\n\n${roundTripTable(rows.filter((r): r is HttpBenchRow & RoundTripRow => r.roundTripsPerOp !== undefined))}` +
+  rows
+    .filter((r) => r.spansPerOp !== undefined)
+    .map((r) => `\n${r.operation}: spans exported per request ${r.spansPerOp?.toFixed(2)}`)
+    .join('')
 
 const began = performance.now()
 const env = await environment()

@@ -84,6 +84,26 @@ const OPT_IN_AUTHORIZED =
   'more before an `authorized` answer, as its waiters keep no record; the plain poll measured here does not. ' +
   'Both sides are sent the same `X-Scanauth-Poll-Secret` header; compare the plain authorized poll of the same store.'
 
+/** What every OpenTelemetry row shares (issue 21): what its baseline is. */
+const TELEMETRY_BASELINE_NOTE =
+  ' The baseline is not the bare route: it is the same app, store and poll in a second server process of the ' +
+  'same code that registered no SDK (`@opentelemetry/api` is installed there too, so core loads it and holds ' +
+  'the API\'s proxy tracer: both processes run the same telemetry code up to the SDK); the two processes take ' +
+  'the alternating slices, each side\'s CPU is its own process\'s, and each polls its own pending scene in its ' +
+  'own SQLite file. On this shared 2-core machine the load generator and other work take turns with the server, ' +
+  'so a few hundredths either way are noise.'
+
+/** Why a context manager costs what it does (issue 21): every await in the process, not scanauth\'s. */
+const CONTEXT_MANAGER_NOTE =
+  ' The `AsyncLocalStorageContextManager` (which NodeSDK always registers) makes the active context follow ' +
+  'async calls. On Node 20 `AsyncLocalStorage` is built on async_hooks: from its first `run` (here the setup\'s ' +
+  '`scanauth.create_scene` and `scanauth.scan` spans, made active so that store spans nest; in an instrumented ' +
+  'app the first request) the process tracks every promise, so each `async` call, each `await` and each ' +
+  'promise of Express, core and better-sqlite3\'s callers runs an init hook that gives it an async id and ' +
+  'copies the current store onto it. That is a cost of the whole process, on every await, not of scanauth: the ' +
+  'baseline process registered no context manager, and had it one it would pay the same on its bare routes ' +
+  'too. (Node 24 builds `AsyncLocalStorage` on `AsyncContextFrame` instead, without the promise hook.)'
+
 /**
  * Why an operation is as far from its baseline as it is, from profiling; keyed by
  * `store|operation` (the first key that prefixes the row's operation wins).
@@ -311,6 +331,44 @@ const WHY: Array<[string, string]> = [
       OPT_IN_AUTHORIZED,
   ],
   [
+    'express|pending poll, OpenTelemetry SDK registered, SqliteStore',
+    'a pending poll outside a trace makes no span by design (core\'s `Telemetry.polled`: a `pending` or ' +
+      '`scanned` answer outside a recorded trace gets none, as a device asks every second or two and a root span ' +
+      'would cost more than the poll; `scanauth.status` spans are made for polls inside a request\'s server span, ' +
+      'or for the other answers), and reads no clock; its one check is whether the active context holds a ' +
+      'recorded span (`trace.getActiveSpan()`, through the no-op context manager: the root context, no span), ' +
+      'the same in both processes. No metric is recorded on a poll either. So registering the tracer and meter ' +
+      'providers (a `BatchSpanProcessor` over an exporter that counts and drops the spans, a ' +
+      '`PeriodicExportingMetricReader` every 60 s) adds nothing to the poll: the spans exported per request are ' +
+      '0 (the SDK process checked, before it was ready, that the setup\'s scenes and scan were exported as ' +
+      'spans), and whatever gap the figures show is the difference between two processes on a shared machine.' +
+      TELEMETRY_BASELINE_NOTE,
+  ],
+  [
+    'express|pending poll, OpenTelemetry SDK + AsyncLocalStorage context manager, SqliteStore',
+    'the same SDK plus the context manager, and still no span per poll (0 exported per request: the request ' +
+      'runs in no context, so the check finds the root context, now through `AsyncLocalStorage.getStore()`).' +
+      CONTEXT_MANAGER_NOTE +
+      ' The gap to the previous row is that hook on the poll\'s promises; scanauth\'s own share of it is the one ' +
+      '`getStore()`.' +
+      TELEMETRY_BASELINE_NOTE,
+  ],
+  [
+    'express|pending poll, in an HTTP server span, OpenTelemetry SDK + context manager, SqliteStore',
+    'as an app instrumented with `@opentelemetry/instrumentation-http` runs it: Express middleware starts an ' +
+      'active SERVER span for each request (`tracer.startActiveSpan`, three attributes, ended when the response ' +
+      'finishes), so the poll runs inside a recorded trace, reads the clock and makes its `scanauth.status` span ' +
+      '(started at the poll\'s clock reading, its status attribute, ended): 2 spans exported per request, both ' +
+      'through the `BatchSpanProcessor` (queued, exported in batches of 512). The measured side pays for both ' +
+      'spans (ids drawn, times read, attributes, the batch queue), the `AsyncLocalStorage.run` of every request ' +
+      'and the context manager\'s promise hook; its baseline runs the same middleware with the API\'s no-op ' +
+      'tracer (a non-recording span, `context.with` through the no-op context manager, the same `finish` ' +
+      'listener) and makes no span. Most of the gap is the HTTP span and the context manager, which an ' +
+      'instrumented app pays on every route; scanauth\'s own span is one of the two.' +
+      CONTEXT_MANAGER_NOTE +
+      TELEMETRY_BASELINE_NOTE,
+  ],
+  [
     'express|route behind requireAuthorization(), RedisStore',
     'one round trip per request (see the round-trip table): `auth.verifySession` reads the session and its ' +
       'user in one call of the store\'s load script (session token → session → its user id → the user, its ' +
@@ -390,7 +448,9 @@ export function why(r: BenchRow): string {
   if ('serverCpuPercent' in r) {
     const h = r as HttpBenchRow
     const perRequest = (cpu: number, rps: number) => (cpu / 100) * (1e6 / rps)
-    return `${text} Server CPU per request: ${n(perRequest(h.serverCpuPercent, h.opsPerSec), 1)} µs, against ${n(perRequest(h.baselineServerCpuPercent, h.baseline?.opsPerSec ?? 1), 1)} µs for the bare route.`
+    const against = h.telemetry === undefined ? 'the bare route' : 'the same poll without an SDK'
+    const spans = h.spansPerOp === undefined ? '' : ` Spans exported per request: ${n(h.spansPerOp, 2)}.`
+    return `${text} Server CPU per request: ${n(perRequest(h.serverCpuPercent, h.opsPerSec), 1)} µs, against ${n(perRequest(h.baselineServerCpuPercent, h.baseline?.opsPerSec ?? 1), 1)} µs for ${against}.${spans}`
   }
   return text
 }
