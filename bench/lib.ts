@@ -147,4 +147,11 @@ export function markdownTable(rows: BenchRow[]): string {
  * Rate limits off: a benchmark drives one device, one address and one scene thousands of times a
  * second from a clock that may stand still, which is exactly what the limits exist to refuse.
  */
-export const NO_RATE_LIMITS = { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false } as const
+export const NO_RATE_LIMITS = {
+  perDevice: false,
+  perAddress: false,
+  dailyQrBudget: false,
+  statusPollsPerScene: false,
+  purchasesPerUser: false,
+  purchasesPerAddress: false,
+} as const

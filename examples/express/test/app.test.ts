@@ -36,6 +36,7 @@ describe('configFromEnv', () => {
       SCANAUTH_CONFIRM: 'link',
       SCANAUTH_PUBLIC_URL: 'https://app.example/',
       SCANAUTH_REQUIRE_POLL_SECRET: 'true',
+      SCANAUTH_DEMO: '1',
     })
     expect(config).toEqual({
       port: 0,
@@ -44,10 +45,11 @@ describe('configFromEnv', () => {
       wechat: { kind: 'account', appId: 'wx1', appSecret: 'secret', token: 'token', encodingAESKey: 'k'.repeat(43), apiBaseUrl: 'http://127.0.0.1:9' },
       sceneTtlSeconds: 120,
       freeTrialDays: 0.0007,
-      wechatPay: { kind: 'emulator' },
+      wechatPay: { kind: 'emulator' }, // beside a real account only with SCANAUTH_DEMO=1 (pay-config.test.ts)
       confirm: 'link',
       publicUrl: 'https://app.example',
       requirePollSecret: true,
+      demo: true,
     })
     expect(configFromEnv({ SCANAUTH_STORE: 'memory' }).store).toEqual({ kind: 'memory' })
   })

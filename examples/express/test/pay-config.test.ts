@@ -47,10 +47,20 @@ function refusal(env: NodeJS.ProcessEnv): string {
 }
 
 describe('configFromEnv: WeChat Pay', () => {
-  it('runs the WeChat Pay emulator without WECHATPAY_MCHID, whether the Official Account is real or not', () => {
+  it('runs the WeChat Pay emulator without WECHATPAY_MCHID beside an emulated Official Account only', () => {
     expect(configFromEnv({}).wechatPay).toEqual({ kind: 'emulator' })
+    // Beside a real one the emulator would pay any order for nothing (/demo/pay): no payments, a
+    // refusal when a variable asks for them, the emulator only with SCANAUTH_DEMO=1.
     const account = { WECHAT_APP_ID: 'wx1', WECHAT_APP_SECRET: 's', WECHAT_TOKEN: 't' }
-    expect(configFromEnv(account).wechatPay).toEqual({ kind: 'emulator' })
+    expect(configFromEnv(account).wechatPay).toEqual({ kind: 'none' })
+    const plans = JSON.stringify(DEFAULT_PLANS.map(({ id, description, amountFen, grant }) => ({ id, description, amount_fen: amountFen, grant })))
+    expect(refusal({ ...account, SCANAUTH_PLANS: plans })).toMatch(
+      /^WECHAT_APP_ID is a real Official Account but WECHATPAY_MCHID is unset: .* unset SCANAUTH_PLANS \(no payments\), or set SCANAUTH_DEMO=1/,
+    )
+    expect(refusal({ ...account, SCANAUTH_PLANS: plans, WECHATPAY_NOTIFY_URL: 'https://a.example/n' })).toContain('unset SCANAUTH_PLANS and WECHATPAY_NOTIFY_URL (no payments)')
+    expect(configFromEnv({ ...account, SCANAUTH_DEMO: '1' })).toMatchObject({ wechatPay: { kind: 'emulator' }, demo: true })
+    expect(configFromEnv({ ...account, SCANAUTH_DEMO: '1', WECHATPAY_NOTIFY_URL: 'https://a.example/n' }).wechatPay).toEqual({ kind: 'emulator', notifyUrl: 'https://a.example/n' })
+    expect(configFromEnv({ ...account, SCANAUTH_DEMO: '0' }).wechatPay).toEqual({ kind: 'none' })
     // A notify URL of its own works with the emulator too (a proxy in front of the server).
     expect(configFromEnv({ WECHATPAY_NOTIFY_URL: 'https://demo.example.com/wechatpay/notify' }).wechatPay).toEqual({
       kind: 'emulator',

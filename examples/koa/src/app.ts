@@ -31,11 +31,16 @@ export async function createApp(config: ExampleConfig): Promise<{ app: Koa; wiri
       onError: (error) => wiring.log(`WeChat Pay notification not handed over: ${String(error)}`),
     }),
   )
-  // The app's own global parser: scanauth and the WeChat callback work beside it. A body it cannot
-  // read (invalid JSON, an unknown charset, a broken gzip) is the client's mistake: 4xx {detail}, as
-  // the Express example answers it, rather than Koa's plain-text error or a 500.
-  const parseBody = bodyParser()
+  // The app's own global parser: scanauth and the WeChat callback work beside it. JSON only, as
+  // express.json(): a form or text/plain post, which any web page can send cross-site without a
+  // preflight, stays unparsed, so the demo routes and the app's own see no body (400, as in Express)
+  // and scanauth's routes read it raw. A body it cannot read (invalid JSON, an unknown charset, a
+  // broken gzip) is the client's mistake: 4xx {detail}, as the Express example answers it, rather
+  // than Koa's plain-text error or a 500.
+  const parseBody = bodyParser({ enableTypes: ['json'] })
   app.use(async (ctx, next) => {
+    // `application/json` alone, like express.json()'s default type (not bodyParser's +json family).
+    if (!ctx.request.is('application/json')) return next()
     try {
       await parseBody(ctx, async () => {})
     } catch (error) {

@@ -19,7 +19,7 @@
  * | `WECHAT_APP_ID`, `WECHAT_APP_SECRET`, `WECHAT_TOKEN` | the Official Account; without the AppID and AppSecret an emulator is started |
  * | `WECHAT_ENCODING_AES_KEY` | safe-mode key (optional; 43 characters) |
  * | `WECHAT_API_BASE` | API base URL (default WeChat's), e.g. an emulator running elsewhere |
- * | `WECHATPAY_MCHID` | the WeChat Pay merchant id; unset, a WeChat Pay emulator runs in-process (whether the Official Account is emulated or not) |
+ * | `WECHATPAY_MCHID` | the WeChat Pay merchant id; unset, a WeChat Pay emulator runs in-process when the Official Account is emulated too; beside a real one, no payments (or a refusal to start when `SCANAUTH_PLANS` or `WECHATPAY_NOTIFY_URL` asks for them, unless `SCANAUTH_DEMO=1`) |
  * | `WECHATPAY_APPID` | the AppID bound to the merchant (default `WECHAT_APP_ID`; required when the Official Account is emulated) |
  * | `WECHATPAY_API_V3_KEY` | the APIv3 key (32 ASCII characters) |
  * | `WECHATPAY_PRIVATE_KEY_FILE`, `WECHATPAY_CERT_SERIAL` | the merchant API key (`apiclient_key.pem`, PEM RSA) and its certificate's serial |
@@ -31,6 +31,7 @@
  * | `SCANAUTH_CONFIRM` | `scan` (default: a scan signs the device in, as specified) or `link` (confirm on the phone: the scan's reply links to a confirm page behind WeChat web OAuth; docs/security.md) |
  * | `SCANAUTH_PUBLIC_URL` | the public base of this app for links, e.g. `https://app.example` (the confirm page is `<base>/auth/confirm`; its host must be the account's web authorization domain). Default: the address the server listens at |
  * | `SCANAUTH_REQUIRE_POLL_SECRET` | `true` gives every scene a `poll_secret` and the session token only to a poll that presents it (default `false`; `@scanauth/client` sends it) |
+| `SCANAUTH_DEMO` | `1`: the demo routes (and the WeChat Pay emulator beside a real Official Account) whatever is real, with a warning in the log; `0`: the demo routes off. Unset: on only when fully emulated (demo-mode.ts) |
  *
  * In emulator mode, a `WECHAT_TOKEN` and a `WECHAT_ENCODING_AES_KEY` that are set are the emulated
  * account's: pushes you sign yourself (`curl`) are checked with your token, and with your key the
@@ -47,6 +48,7 @@
 import { resolve } from 'node:path'
 import type { Plan } from '@scanauth/core'
 import { ConfigError } from './config-error'
+import { emulatedPayRefusal } from './demo-mode'
 import { plansFromEnv, wechatPayFromEnv, type WechatPayConfig } from './pay-config'
 
 export { ConfigError } from './config-error'
@@ -91,7 +93,7 @@ export interface ExampleConfig {
   log?: (line: string) => void
   /** The clock of scanauth, in epoch milliseconds (tests move it to show expiry). Default `Date.now`. */
   now?: () => number
-  /** The WeChat Pay side. Default: the emulator in-process. */
+  /** The WeChat Pay side. Default: the emulator in-process, which a real Official Account refuses unless `demo` is true. */
   wechatPay?: WechatPayConfig
   /** The catalog (`SCANAUTH_PLANS`). Default {@link DEFAULT_PLANS}. */
   plans?: Plan[]
@@ -103,6 +105,12 @@ export interface ExampleConfig {
   publicUrl?: string
   /** Poll secrets (`SCANAUTH_REQUIRE_POLL_SECRET`). Default false. */
   requirePollSecret?: boolean
+  /**
+   * `SCANAUTH_DEMO`: true turns the demo routes on whatever is real (and lets a real Official Account
+   * run with the WeChat Pay emulator), with a warning in the log; false turns them off. Absent: on
+   * only when fully emulated (demo-mode.ts).
+   */
+  demo?: boolean
 }
 
 /** The longest free trial core accepts (`createScanAuth`'s `freeTrialDays`: at most 100 years). */
@@ -183,6 +191,17 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConf
     throw new ConfigError('WECHAT_API_BASE needs WECHAT_APP_ID, WECHAT_APP_SECRET and WECHAT_TOKEN')
   }
 
+  const demo = demoFlag(value('SCANAUTH_DEMO'))
+  // The Official Account's AppID is the merchant's by default only when the account is real.
+  let wechatPay = wechatPayFromEnv(value, wechat.kind === 'account' ? wechat.appId : undefined)
+  // A real account without a merchant gets no payments rather than the emulator, which would pay any
+  // order for nothing (demo-mode.ts); a variable that asks for payments makes it a mistake instead.
+  if (wechat.kind === 'account' && wechatPay.kind === 'emulator' && demo !== true) {
+    const wanted = ['SCANAUTH_PLANS', 'WECHATPAY_NOTIFY_URL'].filter((name) => value(name) !== undefined)
+    if (wanted.length > 0) throw new ConfigError(emulatedPayRefusal(wanted))
+    wechatPay = { kind: 'none' }
+  }
+
   return {
     port: integer('PORT', 3000, 0, 65535) as number,
     host: value('HOST') ?? DEFAULT_HOST,
@@ -194,14 +213,22 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConf
     createScenePerMinute: limitOrOff(integer('SCANAUTH_CREATE_SCENE_PER_MINUTE', undefined, 0, 1_000_000_000)),
     dailyQrBudget: limitOrOff(integer('SCANAUTH_DAILY_QR_BUDGET', undefined, 0, 1_000_000_000)),
     purgeEveryMs: minutesOrOff(integer('SCANAUTH_PURGE_MINUTES', undefined, 0, 7 * 24 * 60)),
-    // The Official Account's AppID is the merchant's by default only when the account is real.
-    wechatPay: wechatPayFromEnv(value, wechat.kind === 'account' ? wechat.appId : undefined),
+    wechatPay,
     plans: plansFromEnv(value('SCANAUTH_PLANS')),
     reconcileEveryMs: minutesOrOff(integer('SCANAUTH_RECONCILE_MINUTES', undefined, 0, 24 * 60)),
     confirm: confirmMode(value('SCANAUTH_CONFIRM')),
     publicUrl: publicUrl(value('SCANAUTH_PUBLIC_URL')),
     requirePollSecret: flag('SCANAUTH_REQUIRE_POLL_SECRET', value('SCANAUTH_REQUIRE_POLL_SECRET')),
+    demo,
   }
+}
+
+/** `SCANAUTH_DEMO`: `1` or `0` (`true`, `false`); unset is undefined (the demo routes only when fully emulated). */
+function demoFlag(raw: string | undefined): boolean | undefined {
+  if (raw === undefined) return undefined
+  if (raw === '1' || raw === 'true') return true
+  if (raw === '0' || raw === 'false') return false
+  throw new ConfigError(`SCANAUTH_DEMO must be 1 (the demo routes on, whatever is real) or 0 (off), not "${raw}"`)
 }
 
 /** `SCANAUTH_CONFIRM`: `scan` or `link`. */

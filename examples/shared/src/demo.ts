@@ -3,7 +3,9 @@
  * code as an image. Each takes the parsed JSON body (or the query) and returns a
  * {@link DemoResponse} for any framework to send. The scan exists only while the Official Account is
  * emulated and the payment only while WeChat Pay is (404 otherwise): with the real ones, people scan
- * and pay with WeChat.
+ * and pay with WeChat. Both, and `/demo/config`, answer only in demo mode ({@link DemoContext.routes}:
+ * fully emulated, or `SCANAUTH_DEMO=1`; demo-mode.ts), since beside a real part they would sign
+ * anyone in or pay any order for nothing. The pay code's image is harmless and always answers.
  *
  * @module
  */
@@ -36,6 +38,8 @@ export interface DemoContext {
   emulator: WechatEmulator | null
   /** The in-process WeChat Pay emulator; null with a real merchant, where the payment answers 404. */
   payEmulator: WechatPayEmulator | null
+  /** Demo mode (demo-mode.ts): the scan and the payment answer 404 without it, whatever is emulated. */
+  routes: boolean
   /** The server's log. */
   log(line: string): void
 }
@@ -47,6 +51,12 @@ export interface DemoContext {
  */
 export const EMULATED_PHONE_OPENID = 'o_emulator_demo_user'
 
+/** What the demo routes answer outside demo mode: as if they did not exist, with a hint for the developer. */
+export const DEMO_OFF: DemoResponse = Object.freeze({
+  status: 404,
+  body: Object.freeze({ detail: 'Not found: the demo routes are off unless the server is fully emulated or SCANAUTH_DEMO=1' }),
+})
+
 const fields = (body: unknown) => (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
 
 /**
@@ -54,7 +64,8 @@ const fields = (body: unknown) => (typeof body === 'object' && body !== null ? b
  * `{scanned, reply, phone_url}`: the passive reply the phone got, and, when it carries a link (confirm
  * on the phone), the emulated phone's page where that link can be opened.
  */
-export async function demoScan({ emulator, log }: DemoContext, body: unknown): Promise<DemoResponse> {
+export async function demoScan({ emulator, routes, log }: DemoContext, body: unknown): Promise<DemoResponse> {
+  if (!routes) return DEMO_OFF
   if (emulator === null) return { status: 404, body: { detail: 'No emulator: scan the code with WeChat' } }
   const { scene_str: sceneStr, openid } = fields(body)
   if (typeof sceneStr !== 'string' || !SCENE_STR_PATTERN.test(sceneStr)) return { status: 400, body: { detail: 'scene_str is required' } }
@@ -92,9 +103,10 @@ const PAY_REFUSALS: Record<string, number> = {
  * emulator, which then notifies `/wechatpay/notify` as WeChat Pay would (in the background; the page
  * learns of the payment from its wait on the scene). 200 `{order_id, transaction_id, trade_state}`;
  * 400 for a malformed id; 404 for an order the emulator does not know, or without the emulator;
- * 409/410 with the emulator's reason when the order cannot be paid.
+ * 409/410 with the emulator's reason when the order cannot be paid; 404 outside demo mode.
  */
-export async function demoPay({ payEmulator, log }: DemoContext, body: unknown): Promise<DemoResponse> {
+export async function demoPay({ payEmulator, routes, log }: DemoContext, body: unknown): Promise<DemoResponse> {
+  if (!routes) return DEMO_OFF
   if (payEmulator === null) return { status: 404, body: { detail: 'No WeChat Pay emulator: pay the code with WeChat' } }
   const { order_id: orderId } = fields(body)
   if (typeof orderId !== 'string' || !OUT_TRADE_NO_PATTERN.test(orderId)) {

@@ -20,11 +20,13 @@ import { ConfigError } from './config-error'
 export const WECHAT_PAY_API_BASE = 'https://api.mch.weixin.qq.com'
 
 /**
- * The WeChat Pay side: an emulator started in-process, or a merchant (real WeChat Pay, or an
- * emulator elsewhere at `apiBaseUrl`) in public-key mode. `notifyUrl` absent: the server's own
- * `<listening address>/wechatpay/notify`, known once it listens.
+ * The WeChat Pay side: an emulator started in-process, a merchant (real WeChat Pay, or an emulator
+ * elsewhere at `apiBaseUrl`) in public-key mode, or none at all (`none`: payments off, what a real
+ * Official Account without `WECHATPAY_MCHID` or `SCANAUTH_PLANS` gets; see demo-mode.ts).
+ * `notifyUrl` absent: the server's own `<listening address>/wechatpay/notify`, known once it listens.
  */
 export type WechatPayConfig =
+  | { kind: 'none' }
   | { kind: 'emulator'; notifyUrl?: string }
   | {
       kind: 'merchant'

@@ -59,6 +59,7 @@ interface Merchant {
  */
 export async function startPaySide(config: ExampleConfig, oaAppId: string, log: (line: string) => void): Promise<PaySide> {
   const pay = config.wechatPay ?? { kind: 'emulator' }
+  if (pay.kind === 'none') throw new Error('startPaySide: payments are off (wechatPay none)') // wiring.ts does not call it then
   let emulator: WechatPayEmulator | null = null
   let merchant: Merchant
   let says: string
@@ -150,6 +151,16 @@ export async function startPaySide(config: ExampleConfig, oaAppId: string, log: 
     close,
   }
 }
+
+/**
+ * The notification endpoint when payments are off (`wechatPay` `none`): nothing is sold, so there is
+ * nothing to notify about. 404 `FAIL`, before the body is looked at.
+ */
+export const paymentsOffNotify: WechatPayNotificationHandler = async () => ({
+  status: 404,
+  headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+  body: JSON.stringify({ code: 'FAIL', message: 'payments are off on this server' }),
+})
 
 /** One line for an authentic notification core would not apply (another merchant, amount, order). */
 function describeRejection(rejection: WechatPayRejection): string {

@@ -1,8 +1,9 @@
 /**
  * The example's housekeeping: `store.purgeExpired` on a timer, with the service's clock, so expired
- * scenes, sessions and counters do not pile up in SQLite or PostgreSQL (Redis forgets them by
- * itself; its purge deletes nothing). What goes is core's one retention rule (docs/behaviour.md,
- * D-retention); users, authorizations, the ledger and idempotency keys stay.
+ * scenes, sessions and counters do not pile up in SQLite or PostgreSQL (Redis forgets those by
+ * itself), nor closed, never-paid orders on any store (B-order-purge). What goes is core's one
+ * retention rule (docs/behaviour.md, D-retention); users, authorizations, the ledger, idempotency
+ * keys and paid or refunded orders stay.
  *
  * @module
  */
@@ -37,6 +38,6 @@ export function startPurgeTimer(store: Store, options: PurgeTimerOptions): () =>
 
 /** One line when something was deleted; nothing otherwise (an idle server's log stays quiet). */
 function report(result: PurgeResult): string | null {
-  if (result.scenes + result.sessions + result.counters === 0) return null
-  return `purge: ${result.scenes} scenes, ${result.sessions} sessions, ${result.counters} counters deleted in ${result.batches} batches`
+  if (result.scenes + result.sessions + result.counters + result.orders === 0) return null
+  return `purge: ${result.scenes} scenes, ${result.sessions} sessions, ${result.counters} counters, ${result.orders} closed orders deleted in ${result.batches} batches`
 }

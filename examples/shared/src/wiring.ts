@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createScanAuth, type RateLimitOptions, type ScanAuth } from '@scanauth/core'
+import { createScanAuth, ScanAuthError, type RateLimitOptions, type ScanAuth } from '@scanauth/core'
 import { createWechatCallback, createWechatQrProvider, createWechatWebOAuth, type WechatCallback } from '@scanauth/wechat'
 import { startWechatEmulator, type WechatEmulator, type WechatPayEmulator } from '@scanauth/wechat-emulator'
 import type { WechatPayNotificationHandler } from '@scanauth/wechat-pay'
@@ -17,9 +17,10 @@ import { DEFAULT_PLANS, type ExampleConfig, type WechatConfig } from './config'
 import { openStore } from './open-store'
 import { startPurgeTimer } from './purge-timer'
 import { startReconcileTimer } from './reconcile-timer'
-import { startPaySide } from './pay-wiring'
+import { paymentsOffNotify, startPaySide } from './pay-wiring'
+import { demoModeOf } from './demo-mode'
 import { clientBundle } from './client-bundle'
-import { demoPay, demoQr, demoScan, EMULATED_PHONE_OPENID, type DemoContext, type DemoResponse } from './demo'
+import { DEMO_OFF, demoPay, demoQr, demoScan, EMULATED_PHONE_OPENID, type DemoContext, type DemoResponse } from './demo'
 
 type Emulator = WechatEmulator
 
@@ -31,21 +32,23 @@ export interface Wiring {
   wechatCallback: WechatCallback
   /** The in-process emulator, when no account is configured. */
   emulator: Emulator | null
-  /** The in-process WeChat Pay emulator, when no merchant is configured (`WECHATPAY_MCHID`). */
+  /** The in-process WeChat Pay emulator, when no merchant is configured (`WECHATPAY_MCHID`) and payments are on. */
   payEmulator: WechatPayEmulator | null
-  /** WeChat Pay's notification handler, for `POST /wechatpay/notify` (it needs the raw body). */
+  /** WeChat Pay's notification handler, for `POST /wechatpay/notify` (it needs the raw body); 404 when payments are off. */
   wechatPayNotify: WechatPayNotificationHandler
+  /** `/demo/config`, `/demo/emulator-scan` and `/demo/pay` answer (else 404): fully emulated, or `SCANAUTH_DEMO=1` (demo-mode.ts). */
+  demoRoutes: boolean
   log(line: string): void
   /**
    * Call once the server listens at `baseUrl`: points the emulator's pushes at our callback, and
    * gives the WeChat Pay client its notify URL.
    */
   listening(baseUrl: string): Promise<void>
-  /** `GET /demo/config`: what the demo page should offer, and the emulated phone's openid. */
+  /** `GET /demo/config`: what the demo page should offer, and the emulated phone's openid (404 unless {@link Wiring.demoRoutes}). */
   demoConfig(): DemoResponse
-  /** `POST /demo/emulator-scan` `{scene_str, openid}`: the emulated phone scans the scene (emulator mode only). */
+  /** `POST /demo/emulator-scan` `{scene_str, openid}`: the emulated phone scans the scene (emulator mode and {@link Wiring.demoRoutes} only). */
   demoScan(body: unknown): Promise<DemoResponse>
-  /** `POST /demo/pay` `{order_id}`: the emulated phone pays the order (WeChat Pay emulator only). */
+  /** `POST /demo/pay` `{order_id}`: the emulated phone pays the order (WeChat Pay emulator and {@link Wiring.demoRoutes} only). */
   demoPay(body: unknown): Promise<DemoResponse>
   /** `GET /demo/qr.svg?text=`: a WeChat Pay `code_url` as an SVG QR code. */
   demoQr(text: unknown): Promise<DemoResponse>
@@ -118,6 +121,8 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
   }
 
   try {
+    // Before anything is opened: a real Official Account with the WeChat Pay emulator stops here.
+    const demoMode = demoModeOf(config)
     const { store, close: closeStore, label } = await openStore(config.store, log)
     cleanup.push(closeStore)
 
@@ -134,8 +139,9 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       account = config.wechat
       platform = `WeChat account ${account.appId}${account.apiBaseUrl ? ` via ${account.apiBaseUrl}` : ''}`
     }
-    const pay = await startPaySide(config, account.appId, log)
-    cleanup.push(() => pay.close())
+    // Payments off (a real account without a merchant): no WeChat Pay at all, nothing for sale.
+    const pay = config.wechatPay?.kind === 'none' ? null : await startPaySide(config, account.appId, log)
+    if (pay !== null) cleanup.push(() => pay.close())
     const plans = config.plans ?? DEFAULT_PLANS.map((plan) => ({ ...plan, grant: { ...plan.grant } }))
 
     // Confirm on the phone: the page's public address is known from SCANAUTH_PUBLIC_URL, else once the
@@ -164,7 +170,7 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       freeTrialDays: config.freeTrialDays,
       rateLimits: rateLimitsOf(config),
       now: config.now,
-      payments: { provider: pay.provider, plans },
+      ...(pay === null ? {} : { payments: { provider: pay.provider, plans } }),
       hooks: {
         onScan: (e) => log(`scan ${e.sceneStr} by ${e.openid}: ${e.result}${e.userId === undefined ? '' : ` (user ${e.userId})`}`),
         onConfirm: (e) => log(`confirm page: ${e.result}${e.userId === undefined ? '' : ` (user ${e.userId})`}`),
@@ -217,29 +223,32 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     if (purgeEveryMs !== false) cleanup.push(startPurgeTimer(store, { everyMs: purgeEveryMs, now: config.now ?? Date.now, log }))
     const purgeSays = purgeEveryMs === false ? 'no purge' : `purge every ${purgeEveryMs / 60_000} min`
     // After the pay side: stopped (and a running reconciliation awaited) before its emulator closes.
-    const reconcileEveryMs = config.reconcileEveryMs ?? 60_000
+    const reconcileEveryMs = pay === null ? false : (config.reconcileEveryMs ?? 60_000)
     if (reconcileEveryMs !== false) cleanup.push(startReconcileTimer(auth, { everyMs: reconcileEveryMs, log }))
     const reconcileSays = reconcileEveryMs === false ? 'no reconciliation' : `reconcile every ${reconcileEveryMs / 60_000} min`
 
-    const demo: DemoContext = { auth, emulator, payEmulator: pay.emulator, log }
+    const demo: DemoContext = { auth, emulator, payEmulator: pay?.emulator ?? null, routes: demoMode.routes, log }
     const confirmSays = confirm === 'link' ? `, confirm on the phone${config.publicUrl === undefined ? '' : ` at ${config.publicUrl}/auth/confirm`}` : ''
     const secretSays = config.requirePollSecret === true ? ', poll secrets required' : ''
     log(`scanauth example (${framework}): store ${label} (${purgeSays}), ${platform}${confirmSays}${secretSays}`)
-    log(`${pay.says}: ${plans.length} plans (${plans.map((p) => p.id).join(', ')}), ${reconcileSays}`)
+    if (pay === null) log('no WeChat Pay (a real Official Account without WECHATPAY_MCHID): payments off, nothing for sale')
+    else log(`${pay.says}: ${plans.length} plans (${plans.map((p) => p.id).join(', ')}), ${reconcileSays}`)
+    if (demoMode.line !== undefined) log(demoMode.line)
 
     return {
       auth,
       wechatCallback,
       emulator,
-      payEmulator: pay.emulator,
-      wechatPayNotify: pay.notificationHandler(auth),
+      payEmulator: demo.payEmulator,
+      wechatPayNotify: pay === null ? paymentsOffNotify : pay.notificationHandler(auth),
+      demoRoutes: demoMode.routes,
       log,
       async listening(baseUrl) {
         publicBase ??= baseUrl
         await emulator?.setCallbackUrl(`${baseUrl}/wechat/callback`)
-        pay.listening(baseUrl)
+        pay?.listening(baseUrl)
       },
-      demoConfig: () => ({
+      demoConfig: () => (!demoMode.routes ? DEMO_OFF : {
         status: 200,
         body: {
           framework,
@@ -247,7 +256,7 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
           emulator: emulator !== null,
           // Who "Scan with the emulated phone" scans as: the emulator's own page's default user too.
           demo_openid: emulator === null ? null : EMULATED_PHONE_OPENID,
-          pay_emulator: pay.emulator !== null,
+          pay_emulator: demo.payEmulator !== null,
           confirm,
         },
       }),
@@ -255,6 +264,9 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       demoPay: (body) => demoPay(demo, body),
       demoQr: (text) => demoQr(text),
       logError(error) {
+        // A 502 is WeChat or WeChat Pay failing, whose own text the caller never sees (B-wire-5): the
+        // createScene and purchase wrappers above log it already, with that text.
+        if (error instanceof ScanAuthError && error.status === 502) return
         log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
       },
       logRequest(method, path, status) {

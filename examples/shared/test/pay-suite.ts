@@ -259,7 +259,8 @@ export function describeExamplePayments(framework: 'express' | 'koa', startServe
       expect(log()).toContain(`WeChat Pay notifications to ${url}/wechatpay/notify (real WeChat Pay needs a public https URL: set WECHATPAY_NOTIFY_URL)`)
       expect(log()).toContain('store sqlite')
       expect(server.wiring.payEmulator).toBeNull()
-      expect((await fetchJson(`${url}/demo/config`)).body).toMatchObject({ emulator: true, pay_emulator: false })
+      // Real WeChat Pay: no demo routes (demo-routes-suite.ts), so the test's phone is the emulator's own.
+      expect((await fetchJson(`${url}/demo/config`)).status).toBe(404)
       expect((await fetchJson(`${url}/auth/plans`)).body).toEqual([{ id: 'month', description: '一个月', amount_fen: 2500, grant: { type: 'time', days: 31 } }])
 
       const { scene } = await needPurchase({ server, url, lines, log, clock }, 'phone-real')

@@ -172,6 +172,15 @@ export function describeNpmStart(script: 'start' | 'start:koa', framework: 'expr
       await expect(failed).rejects.toThrow('scanauth example failed to start: SCANAUTH_SCENE_TTL_SECONDS must be an integer from 1 to 2592000, not "0"')
     })
 
+    it('exits 1 at start, in one line, for a real Official Account with the WeChat Pay emulator (SCANAUTH_PLANS set, no WECHATPAY_MCHID)', async () => {
+      const account = { WECHAT_APP_ID: 'wx_real_account_1', WECHAT_APP_SECRET: 'real-secret', WECHAT_TOKEN: 'real-token' }
+      const plans = JSON.stringify([{ id: 'month', description: '30 days', amount_fen: 1990, grant: { type: 'time', days: 30 } }])
+      const failed = spawnScript(script, { ...cleanEnv(), PORT: '0', SCANAUTH_STORE: 'memory', ...account, SCANAUTH_PLANS: plans })
+      await expect(failed).rejects.toThrow(
+        /\nscanauth example failed to start: WECHAT_APP_ID is a real Official Account but WECHATPAY_MCHID is unset: the WeChat Pay emulator would take the payments, and POST \/demo\/pay would pay any order for nothing\. Set WECHATPAY_MCHID \(real WeChat Pay\), unset SCANAUTH_PLANS \(no payments\), or set SCANAUTH_DEMO=1 \(a demo; never in production\)\n/,
+      )
+    })
+
     it('exits 1 at start, naming the variables, for a WeChat Pay merchant half configured', async () => {
       const failed = spawnScript(script, { ...cleanEnv(), PORT: '0', SCANAUTH_STORE: 'memory', WECHATPAY_MCHID: '1230000109', WECHATPAY_API_V3_KEY: 'k'.repeat(32) })
       await expect(failed).rejects.toThrow(

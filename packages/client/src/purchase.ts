@@ -14,6 +14,7 @@ import type { SceneSecrets } from './scene-secrets'
 import { getSession } from './session'
 import { DEFAULT_POLL_INTERVAL_MS, firstTransport } from './transport'
 import type { OrderCode, PurchaseOptions, PurchaseResult } from './types'
+import { sceneHeaders } from './wait-context'
 import { waitScene } from './wait-scene'
 import { readOrder } from './wire'
 
@@ -33,7 +34,8 @@ function orderStatus(body: unknown): string {
 
 /**
  * Runs one purchase (see `ScanAuthClient.purchase`). A scene purchase presents the scene's poll
- * secret from `secrets`, when the sign-in that ended on `need_purchase` kept one.
+ * secret from `secrets`, when the sign-in that ended on `need_purchase` kept one: on `POST purchase`
+ * (the server opens an order through such a scene only with it, B-order-13) and on its waits.
  */
 export function purchase(http: HttpSettings, options: PurchaseOptions, secrets?: SceneSecrets): Promise<PurchaseResult> {
   const plan = requiredText('plan', options.plan)
@@ -47,12 +49,14 @@ export function purchase(http: HttpSettings, options: PurchaseOptions, secrets?:
   return runAbortable<PurchaseResult>(options.signal, async (signal, hold) => {
     if (sceneStr !== undefined) {
       requiredText('sceneStr', sceneStr)
-      const order = readOrder(await sendForJson(http, 'purchase', { method: 'POST', json: { scene: sceneStr, plan }, signal, retryNetwork: true }))
+      const pollSecret = secrets?.get(sceneStr)
+      const headers = sceneHeaders({ pollSecret })
+      const order = readOrder(await sendForJson(http, 'purchase', { method: 'POST', json: { scene: sceneStr, plan }, headers, signal, retryNetwork: true }))
       options.onCode(order)
       const status = await waitScene({
         http,
         sceneStr,
-        pollSecret: secrets?.get(sceneStr),
+        pollSecret,
         signal,
         transports: { option, current: firstTransport(option) },
         pollIntervalMs,

@@ -255,6 +255,8 @@ describe('confirm on the phone, as time passes', () => {
     const before = sent.length
     const paid = await client.purchase({ sceneStr: needs.sceneStr, plan: PLAN.id, pollIntervalMs: 200, onCode: (order) => void server.pay(order.orderId) })
     expect(paid).toMatchObject({ status: 'authorized', sceneStr: needs.sceneStr, sessionToken: expect.any(String) })
+    // The order itself is opened only with the scene's secret (B-order-13), then every wait presents it.
+    expect(sent.slice(before).filter((s) => s.path.endsWith('/purchase'))).toEqual([{ path: expect.any(String), secret: secrets[1], status: 200 }])
     const waits = sent.slice(before).filter((s) => s.path.endsWith('/events') || s.path.endsWith('/status'))
     expect(waits.length).toBeGreaterThan(0)
     expect(waits.every((s) => s.secret === secrets[1] && s.status === 200)).toBe(true)

@@ -176,6 +176,36 @@ export interface ConsumeInput {
   idempotencyKey?: string
 }
 
+/**
+ * Input of {@link ScanAuth.consumeForRequest}: one request of a route guarded with points, named by
+ * the request's idempotency key and bound to the route (B-guard-5).
+ */
+export interface RequestConsumeInput {
+  /** The session token the request presented. */
+  sessionToken: string
+  /** Points to spend (a positive integer, default 1). */
+  points?: number
+  /** The request's key (1–128 characters, global per store): a route guard builds it from the session and the request's header. */
+  idempotencyKey: string
+  /**
+   * What the key is bound to besides the session and the points: a route guard passes the method and
+   * the path (`POST /api/export`). The same key with another scope or other points throws
+   * `idempotency_conflict` (409). At most 1024 characters.
+   */
+  scope: string
+}
+
+/** Result of {@link ScanAuth.consumeForRequest}. */
+export interface RequestConsumeResult {
+  /** What the consumption answered: for a replay, what the first request with the key answered. */
+  result: ConsumeResult
+  /**
+   * True when the key was used before with the same session, points and scope: nothing was spent
+   * now, and `result` is the first request's. A route must not be served again for free on it (B-guard-5).
+   */
+  replayed: boolean
+}
+
 /** Paging of {@link ScanAuth.listLedger}. */
 export interface LedgerPage {
   /** Only entries after this id (the previous page's `nextAfterId`). Default: from the first entry. */
@@ -269,6 +299,13 @@ export interface ScanAuth {
    * `ScanAuthError` `unauthorized` (401).
    */
   consume(input: ConsumeInput): Promise<ConsumeResult>
+  /**
+   * The consumption of a route guard with points (B-guard-4, B-guard-5): {@link ScanAuth.consume}
+   * keyed by the request and bound to its route, telling a first request from a replay of one. A
+   * replay spends nothing and answers the first request's result with `replayed: true`; the same key
+   * with another scope or other points throws `idempotency_conflict` (409).
+   */
+  consumeForRequest(input: RequestConsumeInput): Promise<RequestConsumeResult>
   /** The session behind a token, with the user's current authorization; null when unknown or expired. */
   verifySession(token: string): Promise<SessionInfo | null>
   /**
@@ -293,14 +330,18 @@ export interface ScanAuth {
    */
   listPlans(): PlanView[]
   /**
-   * Opens an order for a plan and answers the code to pay with (B-order-1…4). The buyer is the user
-   * a scan bound `sceneStr` to (its device then learns of the payment through the scene's status), or
-   * the user of a live `sessionToken`. An open order of the same user, plan and scene still well
-   * before its deadline is reused with a fresh code; any other open order of the user is closed at
-   * the payment service first. Throws `payments_not_configured` (404), `plan_not_found` (404),
-   * `scene_not_found` (404), `scene_not_scanned` (409), `unauthorized` (401), `purchase_in_progress`
+   * Opens an order for a plan and answers the code to pay with (B-order-1…4, B-order-12, B-order-13).
+   * The buyer is the user a scan bound `sceneStr` to (its device then learns of the payment through
+   * the scene's status), while the scene answers `need_purchase` or within 10 minutes of its scan and
+   * with its `pollSecret` when it has one; or the user of a live `sessionToken`. An open order of the
+   * same user, plan and scene still well before its deadline is reused with a fresh code; the other
+   * open orders opened the same way (through that scene, or with a session) are closed at the payment
+   * service first, and orders of other scenes stay open. Purchases are limited per user and per
+   * `clientAddress` (B-rate-10…12). Throws `payments_not_configured` (404), `plan_not_found` (404),
+   * `scene_not_found` (404), `scene_not_scanned` (409), `poll_secret_required` (403),
+   * `scene_not_purchasable` (409), `unauthorized` (401), `rate_limited` (429), `purchase_in_progress`
    * (409) or `payment_provider_failed` (502); nothing reaches the payment service before the input
-   * checks pass.
+   * checks and the limits pass.
    */
   purchase(input: PurchaseInput): Promise<PurchaseResult>
   /**

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ScanAuth } from './api'
+import type { ConsumeResult, RequestConsumeResult, ScanAuth } from './api'
 import type { CommitLoop } from './commit-loop'
 import { planGrant, type GrantSpec, type IdempotentCall } from './operations/grant'
 import { answer } from './operations/plan'
@@ -16,7 +16,7 @@ import { isRevocable } from './rules/authorizations'
 import { fingerprintOf, isRepeat } from './rules/idempotency'
 import { userOfSessionFallback } from './session-user'
 import type { Store } from './store'
-import { consumeInput, grantInput, ledgerPage, parseInput, revokeInput, userSelector } from './validation'
+import { consumeInput, grantInput, ledgerPage, parseInput, requestConsumeInput, revokeInput, userSelector } from './validation'
 import { ledgerView, recordView } from './views'
 
 /** What the entitlement operations share with the rest of the service. */
@@ -28,7 +28,7 @@ export interface EntitlementContext {
 
 type EntitlementMethods = Pick<
   ScanAuth,
-  'grant' | 'consume' | 'listLedger' | 'revokeAuthorization' | 'revokeSession' | 'revokeSessions' | 'getUser'
+  'grant' | 'consume' | 'consumeForRequest' | 'listLedger' | 'revokeAuthorization' | 'revokeSession' | 'revokeSessions' | 'getUser'
 >
 
 export function entitlementMethods({ store, now, commitLoop }: EntitlementContext): EntitlementMethods {
@@ -38,6 +38,25 @@ export function entitlementMethods({ store, now, commitLoop }: EntitlementContex
     if (userId !== undefined) return userId
     const { user } = await store.load({ openid: openid as string })
     return user?.user.id ?? null
+  }
+
+  /**
+   * One consumption: the session, its user and the key's record in one load (B-load-2); a repeat of
+   * a keyed call answers the first call's result and says that it is one (B-idem-3).
+   */
+  async function consumeOnce(sessionToken: string, points: number, call: IdempotentCall | null): Promise<RequestConsumeResult> {
+    return commitLoop<RequestConsumeResult>(async () => {
+      const at = now()
+      const loaded = await store.load({ sessionToken, userOfSession: true, idempotencyKey: call?.key })
+      if (call !== null && isRepeat(loaded.idempotency, call.fingerprint)) {
+        const first = JSON.parse(loaded.idempotency.result as string) as ConsumeResult
+        return { user: null, plan: answer({ result: first, replayed: true }) }
+      }
+      const session = isLiveSession(loaded.session, at) ? loaded.session : null
+      const user = session === null ? null : (loaded.user ?? (await userOfSessionFallback(store, session.userId)))
+      const plan = planConsume({ session, user, points, now: at, idempotency: call })
+      return { user, plan: { changes: plan.changes, finish: (ids) => ({ result: plan.finish(ids), replayed: false }) } }
+    })
   }
 
   return {
@@ -63,17 +82,15 @@ export function entitlementMethods({ store, now, commitLoop }: EntitlementContex
     async consume(input) {
       const { sessionToken, points, idempotencyKey } = parseInput(consumeInput, input)
       const call = keyed(idempotencyKey, () => fingerprintOf('consume', [sessionToken, points]))
-      return commitLoop(async () => {
-        const at = now()
-        // The session, its user and the key's record in one load (B-load-2).
-        const loaded = await store.load({ sessionToken, userOfSession: true, idempotencyKey: call?.key })
-        if (call !== null && isRepeat(loaded.idempotency, call.fingerprint)) {
-          return { user: null, plan: answer(JSON.parse(loaded.idempotency.result as string)) }
-        }
-        const session = isLiveSession(loaded.session, at) ? loaded.session : null
-        const user = session === null ? null : (loaded.user ?? (await userOfSessionFallback(store, session.userId)))
-        return { user, plan: planConsume({ session, user, points, now: at, idempotency: call }) }
-      })
+      return (await consumeOnce(sessionToken, points, call)).result
+    },
+
+    async consumeForRequest(input) {
+      const { sessionToken, points, idempotencyKey, scope } = parseInput(requestConsumeInput, input)
+      // The scope is part of the call: the same key on another route (or with other points) is a
+      // conflict, never a repeat (B-guard-5).
+      const call = { key: idempotencyKey, fingerprint: fingerprintOf('consume', [sessionToken, points, scope]) }
+      return consumeOnce(sessionToken, points, call)
     },
 
     async listLedger(selector, page = {}) {

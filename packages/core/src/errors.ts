@@ -40,16 +40,29 @@ export const ERROR_STATUS = {
   confirm_oauth_failed: 502,
   /**
    * The scene was created with a poll secret (`requirePollSecret`) and the call did not present it:
-   * the answer that carries the session token is given only with it.
+   * the answer that carries the session token is given only with it (B-secret-2), and a purchase
+   * through the scene is made only with it (B-order-13).
    */
   poll_secret_required: 403,
   /** The path is ours but the method is not. */
   method_not_allowed: 405,
   /**
+   * A JSON route got a body that is not `application/json` (a form, `text/plain`, or no content
+   * type): refused before it is read, so that a page of another site cannot make its visitors'
+   * browsers call the route with a simple cross-site request (B-wire-6).
+   */
+  unsupported_media_type: 415,
+  /**
    * A purchase through a scene that no scan has bound to a user yet: there is no buyer. Scan first;
    * the device learns `need_purchase` from its poll, then buys.
    */
   scene_not_scanned: 409,
+  /**
+   * A purchase through a scene that no longer serves a buying device (B-order-12): its user has a
+   * current authorization and its scan was more than 10 minutes ago. Nothing was opened or closed.
+   * The device holds the scene's session then: it buys with that session instead.
+   */
+  scene_not_purchasable: 409,
   /**
    * Another purchase of the same user is being opened right now (two taps, two devices); nothing
    * was opened by this call. Try again in a moment: the order it opens is then reused.
@@ -59,8 +72,9 @@ export const ERROR_STATUS = {
   idempotency_conflict: 409,
   /**
    * Too many requests: a scene-creation limit (per device, per client address, the daily QR code
-   * budget) or a scene's poll ceiling was reached. `retryAfterSeconds` says when to try again;
-   * nothing was changed and the platform was not called.
+   * budget), a scene's poll ceiling, or a purchase limit (per user, per client address) was reached.
+   * `retryAfterSeconds` says when to try again; nothing was changed and neither the platform nor the
+   * payment service was called.
    */
   rate_limited: 429,
   /** An unexpected failure inside scanauth or its store. */

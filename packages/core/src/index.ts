@@ -26,6 +26,8 @@ export type {
   GrantTarget,
   ConsumeInput,
   ConsumeResult,
+  RequestConsumeInput,
+  RequestConsumeResult,
   SessionInfo,
   UserSelector,
   LedgerPage,
@@ -99,7 +101,7 @@ export {
   type ResolvedPurgeOptions,
   type PurgeBatchOutcome,
 } from './purge'
-export { sceneNeededUntil, purgeCutoff, mayPurge } from './rules/retention'
+export { sceneNeededUntil, orderNeededUntil, purgeCutoff, mayPurge } from './rules/retention'
 export { fifoOrder } from './rules/authorizations'
 export {
   NEW_USER,
@@ -154,6 +156,7 @@ export {
   createRouteGuard,
   MAX_REQUEST_ID_LENGTH,
   type RouteGuard,
+  type GuardedRequest,
   type RouteGuardOptions,
   type AuthorizationGuardOptions,
   type RouteGuardResult,

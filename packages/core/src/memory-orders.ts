@@ -1,11 +1,13 @@
 /**
  * The orders of a `MemoryStore`: a map by `outTradeNo`, searched by walking the open ones. A memory
  * store serves one process with few open orders at a time, so a walk is cheaper than indexes kept
- * in step; SQLite, Redis and PostgreSQL index them.
+ * in step; SQLite, Redis and PostgreSQL index them. A purge walks the closed ones
+ * (docs/behaviour.md, B-order-purge).
  *
  * @module
  */
 import type { OrderRecord } from './records'
+import { mayPurge, orderNeededUntil } from './rules/retention'
 import type { OpenOrderQuery, OrderWrite } from './store'
 
 /** Deep copy, so that no caller holds the stored record (its `refunds` and `grant` included). */
@@ -24,6 +26,8 @@ export class MemoryOrders {
   private readonly orders = new Map<string, OrderRecord>()
   /** The `outTradeNo`s of open orders, so a listing never walks the paid and closed ones. */
   private readonly open = new Set<string>()
+  /** The `outTradeNo`s of closed orders, so a purge never walks the open, paid and refunded ones. */
+  private readonly closed = new Set<string>()
 
   load(outTradeNo: string): OrderRecord | null {
     const order = this.orders.get(outTradeNo)
@@ -37,6 +41,8 @@ export class MemoryOrders {
     this.orders.set(order.outTradeNo, order)
     if (order.status === 'open') this.open.add(order.outTradeNo)
     else this.open.delete(order.outTradeNo)
+    if (order.status === 'closed') this.closed.add(order.outTradeNo)
+    else this.closed.delete(order.outTradeNo)
     return true
   }
 
@@ -51,6 +57,25 @@ export class MemoryOrders {
       found.push(order)
     }
     return found.sort(orderOfOrders).slice(0, query.limit).map(copyOrder)
+  }
+
+  /**
+   * A walk over the closed orders' `outTradeNo`s for a purge. A Set iterator survives deletions and
+   * sees orders closed meanwhile, so one walk spans the batches of a purge.
+   */
+  closedWalk(): Iterator<string> {
+    return this.closed.values()
+  }
+
+  /** Deletes the order when core's retention rule lets it go at `cutoff` (B-order-purge); answers whether it did. */
+  purge(outTradeNo: string, cutoff: number): boolean {
+    const order = this.orders.get(outTradeNo)
+    if (order === undefined) return false
+    const neededUntil = orderNeededUntil(order)
+    if (neededUntil === null || !mayPurge(neededUntil, cutoff)) return false
+    this.orders.delete(outTradeNo)
+    this.closed.delete(outTradeNo)
+    return true
   }
 
   /** Every order, for snapshots. */

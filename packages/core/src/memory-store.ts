@@ -219,10 +219,12 @@ export class MemoryStore implements Store {
   /**
    * Deletes what is no longer needed at `now` (pass the service's clock), by core's one retention
    * rule (docs/behaviour.md, D-retention): scenes once they and their latest session have expired,
-   * sessions and counters once expired, each kept `retentionMs` longer; users, authorizations,
-   * the ledger and idempotency keys never. Each map is walked once, in batches of `batchSize`
-   * deletions per kind with a turn of the event loop between them. Throws a `ScanAuthError`
-   * `invalid_options` naming a bad option.
+   * sessions and counters once expired, closed orders that never took money once past their
+   * payment deadline (B-order-purge), each kept `retentionMs` longer; users, authorizations, the
+   * ledger, idempotency keys and open, paid and refunded orders never. Each map (the closed
+   * orders' set for orders) is walked once, in batches of `batchSize` deletions per kind with a
+   * turn of the event loop between them. Throws a `ScanAuthError` `invalid_options` naming a bad
+   * option.
    */
   async purgeExpired(options: PurgeOptions): Promise<PurgeResult> {
     const resolved = resolvePurgeOptions(options, (option, message) => new ScanAuthError('invalid_options', `MemoryStore.purgeExpired: ${option}: ${message}`))
@@ -230,6 +232,7 @@ export class MemoryStore implements Store {
     const scenes = this.scenes.values()
     const sessions = this.sessions.values()
     const counters = this.counters.entries()
+    const orders = this.orders.closedWalk()
     return purgeInBatches(resolved, (cutoff, limit) => {
       const scenePass = deleteUpTo(scenes, limit, (scene) => {
         if (!mayPurge(sceneNeededUntil(scene, this.latestSessionByScene.get(scene.id) ?? null), cutoff)) return false
@@ -243,11 +246,13 @@ export class MemoryStore implements Store {
         return true
       })
       const counterPass = deleteUpTo(counters, limit, ([key, counter]) => mayPurge(counter.expiresAt, cutoff) && this.counters.delete(key))
+      const orderPass = deleteUpTo(orders, limit, (outTradeNo) => this.orders.purge(outTradeNo, cutoff))
       return {
         scenes: scenePass.deleted,
         sessions: sessionPass.deleted,
         counters: counterPass.deleted,
-        done: scenePass.walked && sessionPass.walked && counterPass.walked,
+        orders: orderPass.deleted,
+        done: scenePass.walked && sessionPass.walked && counterPass.walked && orderPass.walked,
       }
     })
   }

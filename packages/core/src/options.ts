@@ -24,16 +24,32 @@ const windowLimit = z.strictObject({
 })
 
 /**
- * The defaults of `rateLimits` (docs/behaviour.md, B-rate-4…6, B-rate-9). A device needs a new code
+ * The defaults of `rateLimits` (docs/behaviour.md, B-rate-4…6, B-rate-9…11). A device needs a new code
  * once per scene lifetime or when a person asks, so 10 a minute is generous; 30 a minute leaves room
  * for a few devices behind one NAT; 90 000 a day stays under WeChat's 100 000 so that other uses of
  * the account's quota keep some; 120 polls a minute is twice what a device polling every second makes.
+ * A person buying opens one order, a few more when changing plans or after a failed payment, so 10
+ * purchases in 10 minutes is several honest purchases while it holds a stranger with a scene or a
+ * session to one close and one create at the payment service a minute; 30 in 10 minutes per address
+ * leaves room for a few buyers behind one NAT (a shop's kiosks, an office).
  */
 export const DEFAULT_RATE_LIMITS = {
   perDevice: { limit: 10, windowSeconds: 60 },
   perAddress: { limit: 30, windowSeconds: 60 },
   dailyQrBudget: 90_000,
   statusPollsPerScene: { limit: 120, windowSeconds: 60 },
+  purchasesPerUser: { limit: 10, windowSeconds: 600 },
+  purchasesPerAddress: { limit: 30, windowSeconds: 600 },
+} as const satisfies Required<RateLimitOptions>
+
+/** `rateLimits: false`: every limit off. */
+const NO_RATE_LIMITS = {
+  perDevice: false,
+  perAddress: false,
+  dailyQrBudget: false,
+  statusPollsPerScene: false,
+  purchasesPerUser: false,
+  purchasesPerAddress: false,
 } as const satisfies Required<RateLimitOptions>
 
 const rateLimitsSchema = z.strictObject({
@@ -41,6 +57,8 @@ const rateLimitsSchema = z.strictObject({
   perAddress: z.union([windowLimit, z.literal(false)]).default(DEFAULT_RATE_LIMITS.perAddress),
   dailyQrBudget: z.union([z.number().int().positive().max(1_000_000_000), z.literal(false)]).default(DEFAULT_RATE_LIMITS.dailyQrBudget),
   statusPollsPerScene: z.union([windowLimit, z.literal(false)]).default(DEFAULT_RATE_LIMITS.statusPollsPerScene),
+  purchasesPerUser: z.union([windowLimit, z.literal(false)]).default(DEFAULT_RATE_LIMITS.purchasesPerUser),
+  purchasesPerAddress: z.union([windowLimit, z.literal(false)]).default(DEFAULT_RATE_LIMITS.purchasesPerAddress),
 })
 
 const optionsSchema = z.object({
@@ -57,7 +75,7 @@ const optionsSchema = z.object({
   // `prefault`: an absent `rateLimits` is parsed as `{}`, so each limit gets its own default;
   // `false` is every limit off, in one word (tests over HTTP, a trusted network).
   rateLimits: z.preprocess(
-    (limits) => (limits === false ? { perDevice: false, perAddress: false, dailyQrBudget: false, statusPollsPerScene: false } : limits),
+    (limits) => (limits === false ? NO_RATE_LIMITS : limits),
     rateLimitsSchema.prefault({}),
   ),
   payments: paymentsSchema.optional(),
@@ -124,9 +142,9 @@ export interface ScanAuthOptions {
   /** Optional callbacks. */
   hooks?: ScanAuthHooks
   /**
-   * Limits on the unauthenticated routes (docs/security.md, docs/behaviour.md B-rate-1…9). On by
-   * default; each one can be set or turned off with `false`, and `rateLimits: false` turns every one
-   * off (a test that creates many scenes over HTTP; never a server facing the internet).
+   * Limits on the unauthenticated routes and on purchases (docs/security.md, docs/behaviour.md
+   * B-rate-1…12). On by default; each one can be set or turned off with `false`, and `rateLimits: false`
+   * turns every one off (a test that creates many scenes over HTTP; never a server facing the internet).
    */
   rateLimits?: RateLimitOptions | false
   /**
@@ -161,9 +179,9 @@ export interface ScanAuthOptions {
 }
 
 /**
- * The rate limits of `createScanAuth` (docs/behaviour.md, B-rate-1…9). Scene creation counts in the
- * store, so every instance over one store shares the counts; the poll ceiling counts in each
- * instance's memory, so a pending poll stays one store read.
+ * The rate limits of `createScanAuth` (docs/behaviour.md, B-rate-1…12). Scene creation and purchases
+ * count in the store, so every instance over one store shares the counts; the poll ceiling counts in
+ * each instance's memory, so a pending poll stays one store read.
  */
 export interface RateLimitOptions {
   /** Scenes per `deviceId`. Default 10 per 60 s; `false` turns it off. */
@@ -180,6 +198,18 @@ export interface RateLimitOptions {
   dailyQrBudget?: number | false
   /** Polls (`getStatus`) per scene, counted per instance. Default 120 per 60 s; `false` turns it off. */
   statusPollsPerScene?: WindowLimit | false
+  /**
+   * Purchases (`purchase`, by scene or by session) per buyer, counted in the store (B-rate-10). Each
+   * one may cost a close and a create at the payment service and an order row. Default 10 per
+   * 600 s; `false` turns it off.
+   */
+  purchasesPerUser?: WindowLimit | false
+  /**
+   * Purchases per client address (`purchase`'s `clientAddress`, which the HTTP handlers pass; an
+   * IPv6 address counts as its /64), counted in the store (B-rate-11). Default 30 per 600 s; `false`
+   * turns it off. A call without an address is not counted here.
+   */
+  purchasesPerAddress?: WindowLimit | false
 }
 
 /** Options after parsing: every default filled in. */

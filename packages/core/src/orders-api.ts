@@ -24,20 +24,34 @@ export interface PlanView {
  */
 export type PurchaseInput =
   | {
-      /** A scene a scan authorized: its user buys, and its device learns of the payment. */
+      /**
+       * A scene a scan authorized, while it answers `need_purchase` or within 10 minutes of its
+       * scan (B-order-12): its user buys, and its device learns of the payment.
+       */
       sceneStr: string
+      /**
+       * The scene's poll secret (`CreateSceneResult.pollSecret`; over HTTP the
+       * `X-Scanauth-Poll-Secret` header). Required for a scene created with one (B-order-13).
+       */
+      pollSecret?: string
       /** Not with `sceneStr`. */
       sessionToken?: undefined
       /** The plan's id. */
       plan: string
+      /** The caller's address (the HTTP handlers pass the framework's), 1–128 characters: purchases are limited per address (B-rate-11). */
+      clientAddress?: string
     }
   | {
       /** A live session: its user buys. */
       sessionToken: string
       /** Not with `sessionToken`. */
       sceneStr?: undefined
+      /** Only with `sceneStr`. */
+      pollSecret?: undefined
       /** The plan's id. */
       plan: string
+      /** The caller's address (the HTTP handlers pass the framework's), 1–128 characters: purchases are limited per address (B-rate-11). */
+      clientAddress?: string
     }
 
 /** Result of {@link ScanAuth.purchase}: the code to show and what it costs. */

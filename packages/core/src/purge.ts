@@ -1,7 +1,8 @@
 /**
- * `purgeExpired`, the same on every store: its options, its result, and the batch loop that the
- * stores which delete rows (`MemoryStore`, `SqliteStore`, `PostgresStore`) share. What may be
- * deleted is decided by the pure rule in `rules/retention.ts` (docs/behaviour.md, D-retention).
+ * `purgeExpired`, the same on every store: its options, its result, and the batch loop that every
+ * scanauth store shares (`RedisStore` only for closed orders: its other keys expire by TTL). What
+ * may be deleted is decided by the pure rules in `rules/retention.ts` (docs/behaviour.md,
+ * D-retention, B-order-purge).
  *
  * @module
  */
@@ -28,13 +29,15 @@ export interface PurgeOptions {
   now: number
   /**
    * Keep expired records this many milliseconds past the time they were needed until before
-   * deleting them (for support questions and audits). Default 0.
+   * deleting them (for support questions and audits): a closed order this long past its payment
+   * deadline. Default 0.
    */
   retentionMs?: number
   /**
    * At most this many records of each kind deleted per batch. Default 500. A batch is one short
-   * transaction on SQLite and two short statements on PostgreSQL, and the purge yields to the
-   * event loop between batches, so a big purge never holds up scans and polls for long.
+   * transaction on SQLite, two short statements on PostgreSQL and one script run on Redis, and the
+   * purge yields to the event loop between batches, so a big purge never holds up scans and polls
+   * for long.
    */
   batchSize?: number
   /** Stop after this many batches even if more is left (the next call continues). Default: no limit. */
@@ -49,7 +52,9 @@ export interface PurgeResult {
   sessions: number
   /** Counters (rate-limit windows, WeChat replay and duplicate records) deleted. */
   counters: number
-  /** Batches run (0 on a store whose records expire by themselves). */
+  /** Closed orders that never took money, deleted past their payment deadline (B-order-purge). */
+  orders: number
+  /** Batches run. */
   batches: number
   /** True when `maxBatches` stopped the purge before everything due was deleted: call again. */
   more: boolean
@@ -102,6 +107,8 @@ export interface PurgeBatchOutcome {
   sessions: number
   /** Counters the batch deleted. */
   counters: number
+  /** Closed orders the batch deleted; left out (0) by a store without orders. */
+  orders?: number
   /** True when this batch found less than a full batch of every kind: the purge is complete. */
   done: boolean
 }
@@ -117,12 +124,13 @@ export async function purgeInBatches(
   beforeNext: () => void = () => undefined,
 ): Promise<PurgeResult> {
   const cutoff = purgeCutoff(options.now, options.retentionMs)
-  const result: PurgeResult = { scenes: 0, sessions: 0, counters: 0, batches: 0, more: false }
+  const result: PurgeResult = { scenes: 0, sessions: 0, counters: 0, orders: 0, batches: 0, more: false }
   for (;;) {
     const outcome = await batch(cutoff, options.batchSize)
     result.scenes += outcome.scenes
     result.sessions += outcome.sessions
     result.counters += outcome.counters
+    result.orders += outcome.orders ?? 0
     result.batches++
     if (outcome.done) return result
     if (result.batches >= options.maxBatches) return { ...result, more: true }

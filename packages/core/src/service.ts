@@ -16,7 +16,7 @@ import { planVerifySession, isLiveSession } from './operations/session'
 import type { Lifetimes } from './operations/settings'
 import { resolveOptions, type ScanAuthOptions } from './options'
 import { createPollCeiling } from './poll-ceiling'
-import { createSceneLimiter } from './rate-limiter'
+import { createPurchaseLimiter, createSceneLimiter } from './rate-limiter'
 import { newSceneStr, newSessionToken, SCENE_STR_PATTERN } from './random'
 import type { SceneRecord } from './records'
 import { newScene } from './rules/scene'
@@ -76,6 +76,7 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
           hooks: config.hooks,
           callHook: (call) => callHook(config, call),
           revokeAuthorization: entitlements.revokeAuthorization,
+          limitPurchase: createPurchaseLimiter(store, config.rateLimits, now),
         }
   const orders = orderMethods(orderContext)
   const limitScene = createSceneLimiter(store, config.rateLimits, now)

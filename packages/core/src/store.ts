@@ -363,18 +363,21 @@ export interface Store {
   /**
    * Deletes what is no longer needed at `options.now` (the service's clock), by the one retention
    * rule of core (docs/behaviour.md, D-retention; `rules/retention.ts`): scenes once they and their
-   * latest session have expired, sessions and counters once expired, each kept `retentionMs`
-   * longer. Users, authorizations, ledger entries and idempotency keys are never deleted. Every
-   * scanauth store has it with this signature; a store whose backend forgets records by itself
-   * (Redis TTLs) deletes nothing and answers zero batches. Optional, so a store of your own may
-   * leave it out until it needs housekeeping.
+   * latest session have expired, sessions and counters once expired, and a store with the order
+   * methods also every `closed` order that core's `orderNeededUntil` lets go (one that never took
+   * money, past its payment deadline: B-order-purge), each kept `retentionMs` longer, in batches of
+   * at most `batchSize` per kind. Users, authorizations, ledger entries, idempotency keys and open,
+   * paid and refunded orders are never deleted. Every scanauth store has it with this signature; a
+   * store whose backend forgets records by itself (Redis TTLs) deletes only the closed orders.
+   * Optional, so a store of your own may leave it out until it needs housekeeping.
    */
   purgeExpired?(options: PurgeOptions): Promise<PurgeResult>
   /**
    * The order with this `outTradeNo`, or null. Part of the order methods (`loadOrder`,
    * `saveOrder`, `listOpenOrders`): every scanauth store has all three; `createScanAuth` asks for
    * them only when `payments` is configured, so a store of your own may leave them out until then.
-   * Orders are never deleted (they are the record of money taken).
+   * Open, paid and refunded orders are never deleted (the record of money taken); a closed one that
+   * never took money goes with `purgeExpired` once past its payment deadline (B-order-purge).
    */
   loadOrder?(outTradeNo: string): Promise<OrderRecord | null>
   /**

@@ -86,6 +86,14 @@ export const consumeInput = z.object({
   idempotencyKey,
 })
 
+/** A route guard's consumption: always keyed, and bound to the route it guards (B-guard-5). */
+export const requestConsumeInput = z.object({
+  sessionToken: wellFormedString('sessionToken'),
+  points: positiveInt('points').default(1),
+  idempotencyKey: idempotencyKey.unwrap(),
+  scope: z.string({ error: 'scope must be a string' }).max(1024, { error: 'scope must be at most 1024 characters' }),
+})
+
 /** A user by id or by openid, for the read and sign-out operations. */
 export const userSelector = z.union([
   z.object({ userId: positiveInt('userId'), openid: z.undefined().optional() }),

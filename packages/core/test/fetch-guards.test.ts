@@ -32,6 +32,11 @@ describeRouteGuards(
     app.get('/api/me', guarded(requireSessionFetch({ auth, onError, basePath })), (c) => c.json({ route: 'me', scanauth: c.get('scanauth') }))
     app.get('/api/paid', guarded(requireAuthorizationFetch({ auth, onError, basePath })), (c) => c.json({ route: 'paid', scanauth: c.get('scanauth') }))
     app.post('/api/spend', guarded(requireAuthorizationFetch({ auth, onError, basePath, points: 2 })), (c) => c.json({ route: 'spend', scanauth: c.get('scanauth') }))
+    app.post('/api/spend-again', guarded(requireAuthorizationFetch({ auth, onError, basePath, points: 2 })), (c) => c.json({ route: 'spend-again', scanauth: c.get('scanauth') }))
+    app.post('/api/spend-more', guarded(requireAuthorizationFetch({ auth, onError, basePath, points: 3 })), (c) => c.json({ route: 'spend-more', scanauth: c.get('scanauth') }))
+    app.post('/api/spend-replayable', guarded(requireAuthorizationFetch({ auth, onError, basePath, points: 2, replays: 'pass' })), (c) =>
+      c.json({ route: 'spend-replayable', scanauth: c.get('scanauth') }),
+    )
     return serveApp(app)
   },
   { failingStore },

@@ -91,7 +91,7 @@ describe('createFetchHandler on Hono', () => {
 
   it('serves at the base path it is given (default /auth)', async () => {
     const handler = createFetchHandler(auth, { basePath: '/api/v1/auth/' })
-    const created = await handler(new Request('http://app.test/api/v1/auth/create_scene', { method: 'POST', body: '{"device_id":"tv"}' }))
+    const created = await handler(new Request('http://app.test/api/v1/auth/create_scene', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"device_id":"tv"}' }))
     expect(created.status).toBe(200)
     expect((await handler(new Request('http://app.test/auth/create_scene', { method: 'POST', body: '{"device_id":"tv"}' }))).status).toBe(404)
   })
@@ -135,7 +135,7 @@ describe('createFetchHandler on Hono', () => {
       cancel: () => void (cancelled = true),
     })
     const handler = createFetchHandler(auth, { maxBodyBytes: 8 * 1024 })
-    const res = await handler(new Request('http://app.test/auth/create_scene', { method: 'POST', body: endless, duplex: 'half' })).then(read)
+    const res = await handler(new Request('http://app.test/auth/create_scene', { method: 'POST', headers: { 'content-type': 'application/json' }, body: endless, duplex: 'half' })).then(read)
     expect(res).toMatchObject({ status: 400, body: { detail: 'Request body is too large' } })
     expect(cancelled).toBe(true)
     expect(pulled).toBeLessThan(16)
@@ -158,7 +158,9 @@ describe('createFetchHandler on Hono', () => {
     const url = await serveApp(honoApp(auth))
     qr.failWith = 'errcode=40013 errmsg=invalid appid'
     const res = await post(`${url}/auth/create_scene`, JSON.stringify({ device_id: 'tv' }))
-    expect(res).toMatchObject({ status: 502, body: { detail: 'QR code creation failed: errcode=40013 errmsg=invalid appid' } })
+    // In our words; WeChat's text is for onError and the log only (B-wire-5).
+    expect(res).toMatchObject({ status: 502, body: { detail: expect.stringMatching(/^The QR code could not be created/) } })
+    expect(JSON.stringify(res.body)).not.toMatch(/40013|invalid appid/)
   })
 
   it('hides a failing store behind 500 {detail: Internal error} and reports it to onError with the Request', async () => {
@@ -180,7 +182,7 @@ describe('createFetchHandler on Hono', () => {
     const reported: unknown[] = []
     const handler = createFetchHandler(auth, { onError: (error) => void reported.push(error) })
     const broken = new ReadableStream<Uint8Array>({ start: (controller) => controller.error(new Error('client went away')) })
-    const res = await handler(new Request('http://app.test/auth/create_scene', { method: 'POST', body: broken, duplex: 'half' })).then(read)
+    const res = await handler(new Request('http://app.test/auth/create_scene', { method: 'POST', headers: { 'content-type': 'application/json' }, body: broken, duplex: 'half' })).then(read)
     expect(res).toMatchObject({ status: 500, body: { detail: 'Internal error' } })
     expect(reported).toEqual([new Error('client went away')])
 
@@ -202,6 +204,7 @@ describe('createFetchHandler answers exactly as createHttpHandler', () => {
     await auth.handleScan({ sceneStr: scene, openid: 'o_same' })
     const token = ((await auth.getStatus(scene)) as { sessionToken: string }).sessionToken
     const bearer = { authorization: `Bearer ${token}` }
+    const JSON_TYPE = { 'content-type': 'application/json' }
 
     const requests: Array<{ method: string; path: string; headers?: Record<string, string>; body?: string }> = [
       { method: 'GET', path: `/auth/status?scene=${scene}` },
@@ -210,11 +213,13 @@ describe('createFetchHandler answers exactly as createHttpHandler', () => {
       { method: 'GET', path: '/auth/status' },
       { method: 'GET', path: '/auth/session', headers: bearer },
       { method: 'GET', path: '/auth/session', headers: { authorization: 'Bearer nope' } },
-      { method: 'POST', path: '/auth/consume', headers: bearer, body: '{"points":1}' },
-      { method: 'POST', path: '/auth/consume', headers: bearer, body: '{"points":0}' },
-      { method: 'POST', path: '/auth/create_scene', body: '{"device_id":' },
-      { method: 'POST', path: '/auth/create_scene', body: '{"device_id":""}' },
-      { method: 'POST', path: '/auth/create_scene', body: JSON.stringify({ device_id: 'x', pad: 'y'.repeat(20_000) }) },
+      { method: 'POST', path: '/auth/consume', headers: { ...bearer, ...JSON_TYPE }, body: '{"points":1}' },
+      { method: 'POST', path: '/auth/consume', headers: { ...bearer, ...JSON_TYPE }, body: '{"points":0}' },
+      { method: 'POST', path: '/auth/create_scene', headers: JSON_TYPE, body: '{"device_id":' },
+      { method: 'POST', path: '/auth/create_scene', headers: JSON_TYPE, body: '{"device_id":""}' },
+      { method: 'POST', path: '/auth/create_scene', headers: JSON_TYPE, body: JSON.stringify({ device_id: 'x', pad: 'y'.repeat(20_000) }) },
+      // Sent as text/plain (as fetch sends a string body by default): 415 from both (B-wire-6).
+      { method: 'POST', path: '/auth/create_scene', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: '{"device_id":"x"}' },
       { method: 'DELETE', path: '/auth/status' },
       { method: 'GET', path: '/auth/consume' },
     ]

@@ -3,11 +3,14 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
+import { getConnInfo } from '@hono/node-server/conninfo'
+import type { Context } from 'hono'
 import { afterEach } from 'vitest'
 
 /** Anything with a Fetch-standard `fetch`, such as a Hono app. */
 export interface FetchApp {
-  fetch(request: Request): Response | Promise<Response>
+  /** `bindings`: what @hono/node-server hands on (its `incoming` request, whose socket has the client's address). */
+  fetch(request: Request, bindings?: object): Response | Promise<Response>
 }
 
 /**
@@ -30,9 +33,26 @@ export function honoServerPerTest(): (app: FetchApp) => Promise<string> {
   })
   return (app) =>
     new Promise((resolve) => {
-      const server = serve({ fetch: (request) => app.fetch(request), port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+      const server = serve({ fetch: (request, bindings) => app.fetch(request, bindings), port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
         resolve(`http://127.0.0.1:${info.port}`)
       }) as Server
       open.push(server)
     })
+}
+
+/**
+ * The connection's address of each request, for the Fetch handler's `clientAddress` option (a
+ * `Request` carries none): the app's route calls `remember(c)` as it hands the request on, and the
+ * handler reads the address back when a route is limited per address (create_scene, purchase).
+ */
+export function connectionAddresses(): { clientAddress: (request: Request) => string | undefined; remember: (c: Context) => Request } {
+  const addresses = new WeakMap<Request, string>()
+  return {
+    clientAddress: (request) => addresses.get(request),
+    remember(c) {
+      const address = getConnInfo(c).remote.address
+      if (address !== undefined) addresses.set(c.req.raw, address)
+      return c.req.raw
+    },
+  }
 }

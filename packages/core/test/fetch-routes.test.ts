@@ -4,7 +4,7 @@
 import { Hono } from 'hono'
 import { createFetchHandler, type Store } from '@scanauth/core'
 import { describeHttpRoutes } from '@scanauth/testkit'
-import { honoServerPerTest } from './fetch-hono'
+import { connectionAddresses, honoServerPerTest } from './fetch-hono'
 
 const serveApp = honoServerPerTest()
 
@@ -17,9 +17,10 @@ async function failingStore(): Promise<Store> {
 describeHttpRoutes(
   'fetch (Hono)',
   (auth, { onError, heartbeatMs }) => {
-    const handler = createFetchHandler(auth, { onError, heartbeatMs })
+    const { clientAddress, remember } = connectionAddresses()
+    const handler = createFetchHandler(auth, { onError, heartbeatMs, clientAddress })
     const app = new Hono()
-    app.all('/auth/*', (c, next) => (handler.owns(c.req.path) ? handler(c.req.raw) : next()))
+    app.all('/auth/*', (c, next) => (handler.owns(c.req.path) ? handler(remember(c)) : next()))
     app.post('/auth/login', async (c) => c.json({ own: 'login', got: await c.req.json().catch(() => null) }))
     app.get('/auth/profile', (c) => c.json({ own: 'profile' }))
     app.get('/health', (c) => c.text('ok'))

@@ -79,14 +79,18 @@ describe('POST create_scene', () => {
     expect(res).toMatchObject({ status: 400, body: { detail: 'Request body is too large' } })
   })
 
-  it('answers 502 with the reason when the platform fails', async () => {
-    qr.failWith = 'errcode=40013 errmsg=invalid appid'
+  it("answers 502 in its own words when the platform fails; the platform's text goes to onError only (B-wire-5)", async () => {
+    qr.failWith = 'errcode=40164 errmsg=invalid ip 198.51.100.4, not in whitelist'
     const res = await createScene()
     expect(res).toEqual({
       status: 502,
       headers: expect.any(Object),
-      body: { detail: 'QR code creation failed: errcode=40013 errmsg=invalid appid' },
+      body: { detail: 'The QR code could not be created: the messaging platform refused the request or could not be reached. Try again in a moment.' },
     })
+    const reported: unknown[] = []
+    const reporting = createHttpHandler(auth, { onError: (error) => void reported.push(error) })
+    await reporting({ method: 'POST', path: '/auth/create_scene', headers: { 'content-type': 'application/json' }, body: '{"device_id":"tv"}' })
+    expect(reported).toEqual([expect.objectContaining({ code: 'qr_creation_failed', message: 'QR code creation failed: errcode=40164 errmsg=invalid ip 198.51.100.4, not in whitelist' })])
   })
 })
 

@@ -8,7 +8,7 @@ import { Hono } from 'hono'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createFetchHandler, type Store } from '@scanauth/core'
 import { describeHttpRoutes } from '@scanauth/testkit'
-import { honoServerPerTest } from './fetch-hono'
+import { connectionAddresses, honoServerPerTest } from './fetch-hono'
 import { conformance } from './openapi-conformance'
 
 const serveApp = honoServerPerTest()
@@ -45,9 +45,10 @@ async function checked(request: Request, answer: Response): Promise<Response> {
 describeHttpRoutes(
   'fetch, every answer checked against the OpenAPI document',
   (auth, { onError, heartbeatMs }) => {
-    const handler = createFetchHandler(auth, { onError, heartbeatMs })
+    const { clientAddress, remember } = connectionAddresses()
+    const handler = createFetchHandler(auth, { onError, heartbeatMs, clientAddress })
     const app = new Hono()
-    app.all('/auth/*', async (c, next) => (handler.owns(c.req.path) ? checked(c.req.raw, await handler(c.req.raw)) : next()))
+    app.all('/auth/*', async (c, next) => (handler.owns(c.req.path) ? checked(c.req.raw, await handler(remember(c))) : next()))
     app.post('/auth/login', async (c) => c.json({ own: 'login', got: await c.req.json().catch(() => null) }))
     app.get('/auth/profile', (c) => c.json({ own: 'profile' }))
     app.get('/health', (c) => c.text('ok'))
@@ -75,7 +76,10 @@ describe('the answers checked', () => {
       'POST /logout 204',
       'GET /plans 200',
       'POST /purchase 200',
+      'POST /purchase 403',
       'POST /purchase 404',
+      'POST /purchase 409',
+      'POST /purchase 429',
       'POST /purchase 502',
       'GET /order 200',
       'GET /confirm 302',

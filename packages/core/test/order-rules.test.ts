@@ -1,18 +1,24 @@
-// The pure rules of orders (docs/behaviour.md, B-order-1…9) and the `payments` option's checks.
+// The pure rules of orders (docs/behaviour.md, B-order-1…9, B-order-4 and B-order-12 for purchases by
+// scene) and the `payments` option's checks.
 import { describe, expect, it } from 'vitest'
 import { createScanAuth, MemoryStore, type Plan, type ProviderTransaction, type Store } from '@scanauth/core'
+import type { AuthorizationRecord } from '../src/records'
 import { RecordingQrProvider, TestPaymentService, TEST_MERCHANT } from '@scanauth/testkit'
 import {
   grantOf,
   isClosedState,
   isPaidState,
+  isWithinScenePurchaseWindow,
+  mayReplace,
   mayReuse,
   markClosed,
   markPaid,
   openOrder,
+  needsPurchase,
   paymentRejection,
   refundRejection,
   REUSE_MIN_REMAINING_MS,
+  SCENE_PURCHASE_WINDOW_MS,
   withRefund,
 } from '../src/rules/orders'
 
@@ -64,6 +70,34 @@ describe('order rules', () => {
     expect(mayReuse(order, { ...plan, grant: { type: 'time', days: 31 } }, order.sceneStr, T0)).toBe(false)
     expect(mayReuse(order, { ...plan, id: 'other' }, order.sceneStr, T0)).toBe(false)
     expect(mayReuse(markClosed(order, T0), plan, order.sceneStr, T0)).toBe(false)
+  })
+
+  it('replaces only an open order opened the same way: through the same scene, or with a session (B-order-4)', () => {
+    const other = 'pc_' + 'b'.repeat(32)
+    expect(mayReplace(order, order.sceneStr)).toBe(true)
+    expect(mayReplace(order, other)).toBe(false)
+    expect(mayReplace(order, null)).toBe(false)
+    const bySession = { ...order, sceneStr: null }
+    expect(mayReplace(bySession, null)).toBe(true)
+    expect(mayReplace(bySession, order.sceneStr)).toBe(false)
+    expect(mayReplace(markClosed(order, T0), order.sceneStr)).toBe(false)
+  })
+
+  it('a scene buys within 10 minutes of its scan, or while its user has no current authorization (B-order-12)', () => {
+    expect(SCENE_PURCHASE_WINDOW_MS).toBe(10 * MINUTE)
+    const scanned = { authorizedAt: T0 }
+    expect(isWithinScenePurchaseWindow(scanned, T0 + 10 * MINUTE - 1)).toBe(true)
+    expect(isWithinScenePurchaseWindow(scanned, T0 + 10 * MINUTE)).toBe(false)
+    expect(isWithinScenePurchaseWindow({ authorizedAt: null }, T0)).toBe(false)
+    const user = { id: 7, openid: 'o', createdAt: T0, lastSeenAt: T0, hasClaimedFree: true, version: 1 }
+    const time: AuthorizationRecord = { id: 1, userId: 7, type: 'time', status: 'active', source: 'free', startAt: T0, endAt: T0 + 60 * MINUTE, remainingPoints: 0, totalPoints: 0, createdAt: T0, updatedAt: T0 }
+    expect(needsPurchase(null, T0)).toBe(true)
+    expect(needsPurchase({ user, authorizations: [] }, T0)).toBe(true)
+    expect(needsPurchase({ user, authorizations: [time] }, T0 + 59 * MINUTE)).toBe(false)
+    expect(needsPurchase({ user, authorizations: [time] }, T0 + 60 * MINUTE)).toBe(true)
+    // A pending one the activation step would start counts as access, as the next poll shows it.
+    const queued: AuthorizationRecord = { ...time, id: 2, status: 'pending', source: 'purchase', createdAt: T0 + 1 }
+    expect(needsPurchase({ user, authorizations: [time, queued] }, T0 + 60 * MINUTE)).toBe(false)
   })
 
   it('checks merchant, app, order, currency, amount and transaction in that order (B-order-5)', () => {

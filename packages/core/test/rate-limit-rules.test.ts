@@ -1,5 +1,6 @@
-// The rate limits' pure rules (docs/behaviour.md, B-rate-2…8): windows, keys, the two stages of
-// scene creation's checks, the decision and its Retry-After, and how an address is counted.
+// The rate limits' pure rules (docs/behaviour.md, B-rate-2…8, B-rate-10…12): windows, keys, the two
+// stages of scene creation's checks, the purchase checks, the decision and its Retry-After, and how an
+// address is counted.
 import { describe, expect, it } from 'vitest'
 import {
   addressSubject,
@@ -7,6 +8,8 @@ import {
   counterKey,
   decide,
   isWithin,
+  purchaseChecks,
+  purchaseCounterKey,
   sceneChecks,
   secondsUntilEnd,
   windowOf,
@@ -86,6 +89,32 @@ describe('sceneChecks: what scene creation counts (B-rate-4…7)', () => {
     const w = windowOf(T, 60)
     expect(counterKey('device', w, 'a:b')).not.toBe(counterKey('address', w, 'b'))
     expect(counterKey('device', w, 'x'.repeat(128)).length).toBeLessThan(512)
+  })
+})
+
+describe('purchaseChecks: what a purchase counts (B-rate-10…12)', () => {
+  const PURCHASES = { purchasesPerUser: { limit: 10, windowSeconds: 600 }, purchasesPerAddress: { limit: 30, windowSeconds: 600 } }
+
+  it('counts the buyer and the address together, in windows of their own', () => {
+    const checks = purchaseChecks({ userId: 42, clientAddress: '::ffff:192.0.2.9', now: T, limits: PURCHASES })
+    const window = windowOf(T, 600)
+    expect(checks).toEqual([
+      { kind: 'purchase_user', key: `ratelimit:purchase:user:${window.start}:42`, limit: 10, window },
+      { kind: 'purchase_address', key: `ratelimit:purchase:address:${window.start}:192.0.2.9`, limit: 30, window },
+    ])
+    expect(new Date(window.start).toISOString()).toBe('2026-03-04T05:00:00.000Z')
+    expect(decide(checks, [11, 1], T)).toEqual({ kinds: ['purchase_user'], retryAfterSeconds: secondsUntilEnd(window, T) })
+    expect(decide(checks, [10, 31], T)).toEqual({ kinds: ['purchase_address'], retryAfterSeconds: 210 })
+  })
+
+  it('has no address counter without an address, none for a limit turned off, and keys apart from scene creation\'s', () => {
+    expect(purchaseChecks({ userId: 1, clientAddress: undefined, now: T, limits: PURCHASES }).map((c) => c.kind)).toEqual(['purchase_user'])
+    expect(purchaseChecks({ userId: 1, clientAddress: '192.0.2.1', now: T, limits: { purchasesPerUser: false, purchasesPerAddress: false } })).toEqual([])
+    const w = windowOf(T, 60)
+    expect(purchaseCounterKey('purchase_address', w, '192.0.2.1')).not.toBe(counterKey('address', w, '192.0.2.1'))
+    // An IPv6 client counts as its /64, as for scene creation.
+    const [, v6] = purchaseChecks({ userId: 1, clientAddress: '2001:db8:1:2:aaaa::1', now: T, limits: PURCHASES })
+    expect(v6?.key.endsWith(':2001:db8:1:2::/64')).toBe(true)
   })
 })
 

@@ -179,6 +179,8 @@ describe('the rateLimits option', () => {
     [{ dailyQrBudget: true }, 'rateLimits.dailyQrBudget'],
     [{ statusPollsPerScene: { limit: 1, windowSeconds: 1, burst: 3 } }, 'rateLimits.statusPollsPerScene'],
     [{ perIp: { limit: 1, windowSeconds: 1 } }, 'rateLimits'],
+    [{ purchasesPerUser: { limit: 10, windowSeconds: 86_401 } }, 'rateLimits.purchasesPerUser'],
+    [{ purchasesPerAddress: 30 }, 'rateLimits.purchasesPerAddress'],
   ])('refuses %j with invalid_options naming it', (rateLimits, named) => {
     const attempt = () => service(rateLimits as RateLimitOptions)
     expect(attempt).toThrow(ScanAuthError)
@@ -303,7 +305,7 @@ describe('over HTTP: 429, Retry-After and {detail}', () => {
       },
       onError: (error) => void reported.push(error),
     })
-    const res = await handler(new Request('http://localhost/auth/create_scene', { method: 'POST', body: '{"device_id":"tv"}' }))
+    const res = await handler(new Request('http://localhost/auth/create_scene', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"device_id":"tv"}' }))
     expect([res.status, await res.json()]).toEqual([500, { detail: 'Internal error' }])
     expect(reported).toEqual([new Error('no address table')])
     expect(qr.requests).toHaveLength(0)

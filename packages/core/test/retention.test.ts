@@ -1,7 +1,17 @@
-// The one retention rule (docs/behaviour.md, D-retention) and the purge loop every store shares.
+// The one retention rule (docs/behaviour.md, D-retention, B-order-purge) and the purge loop every store shares.
 // How each store applies them is in the testkit's purge suite, run on every store.
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_PURGE_BATCH_SIZE, mayPurge, purgeCutoff, purgeInBatches, resolvePurgeOptions, sceneNeededUntil, type PurgeBatchOutcome } from '../src'
+import {
+  DEFAULT_PURGE_BATCH_SIZE,
+  mayPurge,
+  orderNeededUntil,
+  purgeCutoff,
+  purgeInBatches,
+  resolvePurgeOptions,
+  sceneNeededUntil,
+  type OrderRecord,
+  type PurgeBatchOutcome,
+} from '../src'
 
 const T0 = Date.parse('2026-01-01T00:00:00Z')
 const fail = (option: string, message: string) => new Error(`${option}: ${message}`)
@@ -18,6 +28,25 @@ describe('sceneNeededUntil', () => {
   it('never ends before the scene’s own deadline', () => {
     // A session ended early (revoked) does not shorten the scene's own life.
     expect(sceneNeededUntil({ expiresAt: T0 }, { expiresAt: T0 - 1000 })).toBe(T0)
+  })
+})
+
+describe('orderNeededUntil (B-order-purge)', () => {
+  const closed: Pick<OrderRecord, 'status' | 'expiresAt' | 'paidAt' | 'refundedFen'> = { status: 'closed', expiresAt: T0, paidAt: null, refundedFen: 0 }
+
+  it('is the payment deadline of a closed order that never took money', () => {
+    expect(orderNeededUntil(closed)).toBe(T0)
+    expect(mayPurge(orderNeededUntil(closed) as number, purgeCutoff(T0 - 1, 0))).toBe(false)
+    expect(mayPurge(orderNeededUntil(closed) as number, purgeCutoff(T0, 0))).toBe(true)
+  })
+
+  it.each(['open', 'paid', 'refunded'] as const)('keeps a %s order for good, however old', (status) => {
+    expect(orderNeededUntil({ ...closed, status })).toBeNull()
+  })
+
+  it('keeps a closed order for good when it records money all the same (a payment time, a refund)', () => {
+    expect(orderNeededUntil({ ...closed, paidAt: T0 - 1 })).toBeNull()
+    expect(orderNeededUntil({ ...closed, refundedFen: 1 })).toBeNull()
   })
 })
 
@@ -72,8 +101,25 @@ describe('purgeInBatches', () => {
   it('runs batches until one comes back short, adding up what they deleted', async () => {
     const records = dueRecords(10)
     const result = await purgeInBatches(resolvePurgeOptions({ now: T0, retentionMs: 5, batchSize: 4 }, fail), records.batch)
-    expect(result).toEqual({ scenes: 10, sessions: 0, counters: 3, batches: 3, more: false })
+    expect(result).toEqual({ scenes: 10, sessions: 0, counters: 3, orders: 0, batches: 3, more: false })
     expect(records.cutoffs).toEqual([T0 - 5, T0 - 5, T0 - 5])
+  })
+
+  it('adds up the orders of the stores that report them', async () => {
+    let left = 5
+    const batch = (_cutoff: number, limit: number): PurgeBatchOutcome => {
+      const orders = Math.min(left, limit)
+      left -= orders
+      return { scenes: 0, sessions: 0, counters: 0, orders, done: orders < limit }
+    }
+    expect(await purgeInBatches(resolvePurgeOptions({ now: T0, batchSize: 2 }, fail), batch)).toEqual({
+      scenes: 0,
+      sessions: 0,
+      counters: 0,
+      orders: 5,
+      batches: 3,
+      more: false,
+    })
   })
 
   it('stops at maxBatches and says more is left; the next call goes on', async () => {

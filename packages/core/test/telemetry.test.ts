@@ -232,6 +232,34 @@ describe('refusals and failures', () => {
     expect(limits).toHaveLength(4)
   })
 
+  it('a purchase limit marks its refusal purchase_user or purchase_address (B-rate-10, B-rate-11)', async () => {
+    const service = new TestPaymentService(Date.now)
+    const { auth } = makeAuth({
+      payments: { provider: service, plans: TEST_PLANS },
+      rateLimits: { purchasesPerUser: { limit: 1, windowSeconds: 600 }, purchasesPerAddress: { limit: 2, windowSeconds: 600 } },
+    })
+    const tokenOf = async (openid: string) => {
+      const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+      await auth.handleScan({ sceneStr, openid })
+      const status = await auth.getStatus(sceneStr)
+      if (status.status !== 'authorized') throw new Error('expected authorized')
+      return status.sessionToken
+    }
+    const [a, b, c] = [await tokenOf('o-pat'), await tokenOf('o-quinn'), await tokenOf('o-ray')]
+    await auth.purchase({ sessionToken: a, plan: 'days-30', clientAddress: '198.51.100.1' })
+    expect((await rejection(auth.purchase({ sessionToken: a, plan: 'days-30' }))).code).toBe('rate_limited')
+    await auth.purchase({ sessionToken: b, plan: 'days-30', clientAddress: '198.51.100.1' })
+    expect((await rejection(auth.purchase({ sessionToken: c, plan: 'days-30', clientAddress: '198.51.100.1' }))).code).toBe('rate_limited')
+    const refused = sdk.spansNamed('scanauth.purchase').filter((s) => s.attributes['error.type'] !== undefined)
+    expect(refused.map((s) => s.attributes['scanauth.limit'])).toEqual(['purchase_user', 'purchase_address'])
+    expect(await sdk.points('scanauth.rate_limited')).toEqual(
+      expect.arrayContaining([
+        { attributes: { limit: 'purchase_user' }, value: 1 },
+        { attributes: { limit: 'purchase_address' }, value: 1 },
+      ]),
+    )
+  })
+
   it('unexpected failures set ERROR with their code or class, never their message; expected ones do not', async () => {
     const { auth, qr, store } = makeAuth()
     qr.failWith = 'quota used up for token abc123'

@@ -57,7 +57,9 @@ export function requireSession(options: SessionGuardOptions): RequestHandler {
  * Middleware that lets a request through only with a live session and a current authorization.
  * A user without one is answered 402 `{status: 'need_purchase', plans_url: '{basePath}/plans',
  * detail}` (B-guard-3). With `points`, each request spends them through `auth.consume` before the
- * route runs, atomically, idempotently per `Idempotency-Key` header (B-guard-4, B-guard-5);
+ * route runs, atomically, at most once per `Idempotency-Key` header: a replayed key is answered 409
+ * `{error: 'idempotency_replay'}` and the route does not run again (B-guard-4, B-guard-5;
+ * `replays: 'pass'` lets it run with `replayed: true` on the session, spending nothing);
  * `insufficient_points` is answered 402 like `need_purchase`. `req.scanauth.authorization` is the
  * authorization after the consumption.
  *
@@ -77,7 +79,7 @@ function guardMiddleware(options: AuthorizationGuardMiddlewareOptions, authoriza
   return async (req, res, next) => {
     try {
       // Node's header names are lower-case; a repeated one is joined (or, for Authorization, the first kept).
-      const decided = await guard((name) => headerOf(req, name))
+      const decided = await guard((name) => headerOf(req, name), { method: req.method, path: pathOf(req.originalUrl) })
       if (decided.ok) {
         req.scanauth = decided.session
         return next()
@@ -89,6 +91,12 @@ function guardMiddleware(options: AuthorizationGuardMiddlewareOptions, authoriza
       next(error)
     }
   }
+}
+
+/** The path of a request target, without its query string: the route a guard's key is bound to. */
+function pathOf(target: string): string {
+  const end = target.search(/[?#]/)
+  return end === -1 ? target : target.slice(0, end)
 }
 
 function headerOf(req: Request, name: string): string | undefined {

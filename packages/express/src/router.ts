@@ -50,7 +50,7 @@ export function scanAuthRouter(auth: ScanAuth, options: ScanAuthRouterOptions = 
       const query = req.query
       // The long poll and the event stream end when the client goes away (B-wait-4); nothing else waits.
       const signal = mayWait(path, query) ? clientGoneSignal(res) : undefined
-      // Only create_scene is limited per address (B-rate-5): the polls do not pay for reading it.
+      // Only create_scene and purchase are limited per address (B-rate-5, B-rate-11): the polls do not pay for reading it.
       // `req.ip` follows X-Forwarded-For only as far as `app.set('trust proxy', …)` allows.
       const clientAddress = reads ? req.ip : undefined
       const request = { method: req.method, path, query, headers: req.headers, signal, clientAddress }

@@ -18,6 +18,9 @@ describeRouteGuards(
     app.get('/api/me', requireSession({ auth, onError, basePath }), reply('me'))
     app.get('/api/paid', requireAuthorization({ auth, onError, basePath }), reply('paid'))
     app.post('/api/spend', requireAuthorization({ auth, onError, basePath, points: 2 }), reply('spend'))
+    app.post('/api/spend-again', requireAuthorization({ auth, onError, basePath, points: 2 }), reply('spend-again'))
+    app.post('/api/spend-more', requireAuthorization({ auth, onError, basePath, points: 3 }), reply('spend-more'))
+    app.post('/api/spend-replayable', requireAuthorization({ auth, onError, basePath, points: 2, replays: 'pass' }), reply('spend-replayable'))
     return serve(app)
   },
   { failingStore: closedSqliteStore },

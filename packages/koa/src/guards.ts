@@ -50,7 +50,9 @@ export function requireSession(options: SessionGuardOptions): Middleware<ScanAut
  * Middleware that lets a request through only with a live session and a current authorization.
  * A user without one is answered 402 `{status: 'need_purchase', plans_url: '{basePath}/plans',
  * detail}` (B-guard-3). With `points`, each request spends them through `auth.consume` before the
- * route runs, atomically, idempotently per `Idempotency-Key` header (B-guard-4, B-guard-5);
+ * route runs, atomically, at most once per `Idempotency-Key` header: a replayed key is answered 409
+ * `{error: 'idempotency_replay'}` and the route does not run again (B-guard-4, B-guard-5;
+ * `replays: 'pass'` lets it run with `replayed: true` on the session, spending nothing);
  * `insufficient_points` is answered 402 like `need_purchase`.
  *
  * @example
@@ -65,7 +67,7 @@ export function requireAuthorization(options: AuthorizationGuardMiddlewareOption
 function guardMiddleware(options: AuthorizationGuardMiddlewareOptions, authorization: boolean): Middleware<ScanAuthState> {
   const guard = createRouteGuard(options.auth, { ...options, authorization })
   return async (ctx: ParameterizedContext<ScanAuthState>, next: Next) => {
-    const decided = await guard((name) => headerOf(ctx, name))
+    const decided = await guard((name) => headerOf(ctx, name), { method: ctx.method, path: pathOf(ctx.originalUrl) })
     if (decided.ok) {
       ctx.state.scanauth = decided.session
       return next()
@@ -73,6 +75,12 @@ function guardMiddleware(options: AuthorizationGuardMiddlewareOptions, authoriza
     if (decided.error !== undefined) options.onError?.(decided.error, ctx as unknown as Context)
     send(ctx, decided.response)
   }
+}
+
+/** The path of a request target, without its query string: the route a guard's key is bound to. */
+function pathOf(target: string): string {
+  const end = target.search(/[?#]/)
+  return end === -1 ? target : target.slice(0, end)
 }
 
 function headerOf(ctx: ParameterizedContext, name: string): string | undefined {

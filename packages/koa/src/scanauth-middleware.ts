@@ -41,7 +41,7 @@ export function scanAuthMiddleware(auth: ScanAuth, options: ScanAuthMiddlewareOp
     const query = ctx.query
     // The long poll and the event stream end when the client goes away (B-wait-4); nothing else waits.
     const signal = mayWait(path, query) ? clientGoneSignal(ctx.res) : undefined
-    // Only create_scene is limited per address (B-rate-5): the polls do not pay for reading it.
+    // Only create_scene and purchase are limited per address (B-rate-5, B-rate-11): the polls do not pay for reading it.
     // `ctx.ip` follows X-Forwarded-For only when `app.proxy` is true.
     const clientAddress = reads ? ctx.ip : undefined
     const response = await handle({ method, path, query, headers: ctx.headers, body, signal, clientAddress })

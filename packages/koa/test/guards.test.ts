@@ -27,6 +27,9 @@ describeRouteGuards(
     app.use(route('GET', '/api/me', requireSession({ auth, onError, basePath }), 'me'))
     app.use(route('GET', '/api/paid', requireAuthorization({ auth, onError, basePath }), 'paid'))
     app.use(route('POST', '/api/spend', requireAuthorization({ auth, onError, basePath, points: 2 }), 'spend'))
+    app.use(route('POST', '/api/spend-again', requireAuthorization({ auth, onError, basePath, points: 2 }), 'spend-again'))
+    app.use(route('POST', '/api/spend-more', requireAuthorization({ auth, onError, basePath, points: 3 }), 'spend-more'))
+    app.use(route('POST', '/api/spend-replayable', requireAuthorization({ auth, onError, basePath, points: 2, replays: 'pass' }), 'spend-replayable'))
     return serve(app)
   },
   { failingStore: closedSqliteStore },

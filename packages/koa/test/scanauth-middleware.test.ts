@@ -70,9 +70,10 @@ describe('scanAuthMiddleware', () => {
     const url = await serve(hostApp(memoryAuth(), parser))
     const json = await postJson(`${url}/auth/create_scene`, { device_id: 'beside-a-parser' })
     expect(json.status).toBe(200)
-    // A JSON body sent as text/plain: the parser leaves it (or keeps it as text); core reads it.
+    // A JSON body sent as text/plain (what another site's page can send without a preflight): 415
+    // whether the parser leaves it or keeps it as text (B-wire-6).
     const text = await fetchJson(`${url}/auth/create_scene`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"device_id":"t"}' })
-    expect(text.status).toBe(200)
+    expect(text.status).toBe(415)
   })
 
   it('serves at another base path', async () => {

@@ -12,16 +12,9 @@
  * @module
  */
 import type { Pool } from 'pg'
-import type { Store } from '@scanauth/core'
+import type { OpenOrderQuery, OrderRecord, OrderWrite } from '@scanauth/core'
 import { PostgresStoreError } from './errors'
 import { NUMBERS } from './rows'
-
-/** An order as the Store contract defines it (`Store.loadOrder`'s answer). */
-export type OrderRecord = NonNullable<Awaited<ReturnType<NonNullable<Store['loadOrder']>>>>
-/** What `Store.saveOrder` writes. */
-export type OrderWrite = Parameters<NonNullable<Store['saveOrder']>>[0]
-/** What `Store.listOpenOrders` reads. */
-export type OpenOrderQuery = Parameters<NonNullable<Store['listOpenOrders']>>[0]
 
 /** Order columns, in the order of {@link OrderRow} and of the insert's parameters $1 … $19. */
 export const ORDER_COLUMNS = `out_trade_no, user_id, plan_id, description, amount_fen, grant_type, grant_days, grant_points, scene_str,

@@ -21,6 +21,9 @@ import {
   type LedgerQuery,
   type LoadQuery,
   type LoadResult,
+  type OpenOrderQuery,
+  type OrderRecord,
+  type OrderWrite,
   type PurgeOptions,
   type PurgeResult,
   type SceneChangeListener,
@@ -31,7 +34,7 @@ import { INVALID_CHANGE_SET_SQLSTATE } from './commit-function'
 import { PostgresStoreError } from './errors'
 import { LoadStatements } from './load-statement'
 import { resolveStoreOptions, type PostgresStoreOptions } from './options'
-import { OrderStatements, type OpenOrderQuery, type OrderRecord, type OrderWrite } from './orders'
+import { OrderStatements } from './orders'
 import { LEDGER_COLUMNS, NUMBERS, toAuthorization, toIdempotency, toLedgerEntry, toScene, toSession, toUserAggregate, type LedgerRow } from './rows'
 import { PurgeStatements } from './purge'
 import { SceneListener } from './scene-listener'
@@ -266,10 +269,12 @@ export class PostgresStore implements Store {
   /**
    * Deletes what is no longer needed at `now` (pass your service's clock), by core's one retention
    * rule (docs/behaviour.md, D-retention): a scene once it and its latest session have expired,
-   * sessions and counters once expired, each kept `retentionMs` longer. Users, authorizations,
-   * ledger entries, idempotency keys and orders are never deleted. Each batch is two statements (the scene
-   * candidates, then one DELETE of up to `batchSize` rows per table; `purge.ts` says why that is
-   * safe against concurrent commits), with a turn of the event loop between batches.
+   * sessions and counters once expired, a closed order that never took money once past its
+   * payment deadline (B-order-purge), each kept `retentionMs` longer. Users, authorizations, ledger
+   * entries, idempotency keys and open, paid and refunded orders are never deleted. Each batch is
+   * two statements (the scene candidates, then one DELETE of up to `batchSize` rows per table;
+   * `purge.ts` says why that is safe against concurrent commits and order writes), with a turn of
+   * the event loop between batches.
    *
    * @throws {@link PostgresStoreError} `invalid_options` naming a bad option.
    */

@@ -2,15 +2,18 @@
  * One batch of `PostgresStore.purgeExpired`, in two statements: a select of candidate scenes with
  * their latest session's deadline, which core's retention rule (`sceneNeededUntil`, `mayPurge`;
  * docs/behaviour.md, D-retention) sorts into kept and deleted, then one statement that deletes
- * those scenes and up to a batch of expired sessions and counters. Each statement is atomic on its
- * own; no transaction spans the two, so no lock is held while JavaScript decides.
+ * those scenes and up to a batch of expired sessions, counters and closed orders past their
+ * payment deadline (B-order-purge). Each statement is atomic on its own; no transaction spans the
+ * two, so no lock is held while JavaScript decides.
  *
  * What makes that safe against commits running meanwhile:
  * - a scene is deleted only if its `version` is still the one the select read: a scan that
  *   authorized it in between (and so gave it a session) bumped the version;
  * - a session or counter is deleted only if it is expired when the DELETE reaches the row: under
  *   READ COMMITTED, PostgreSQL re-checks the DELETE's own WHERE on a row updated concurrently, so
- *   a counter restarted by `incrementCounter` a moment earlier survives.
+ *   a counter restarted by `incrementCounter` a moment earlier survives;
+ * - an order likewise only if it is still closed, without a payment time or a refund, when the
+ *   DELETE reaches the row: one a `saveOrder` marked paid a moment earlier survives.
  *
  * @module
  */
@@ -33,7 +36,7 @@ export class PurgeStatements {
     private readonly tag: string,
   ) {}
 
-  /** Runs one batch: at most `limit` scenes examined, `limit` sessions and `limit` counters deleted. */
+  /** Runs one batch: at most `limit` scenes examined, `limit` sessions, `limit` counters and `limit` closed orders deleted. */
   async batch(pool: Pool, cutoff: number, limit: number, cursor: PurgeCursor): Promise<PurgeBatchOutcome> {
     const doomedIds: string[] = []
     const doomedVersions: string[] = []
@@ -62,7 +65,11 @@ export class PurgeStatements {
         doomedVersions.push(scene.version)
       }
     }
-    const { rows } = await pool.query<[number, number, number]>({
+    // The orders' WHERE is core's orderNeededUntil, as `expires_at <= cutoff` is the sessions' and
+    // the counters' rule: a closed order with no payment time and no refund is needed until its
+    // expires_at, any other order for good. Its subselect reads the partial index
+    // scanauth_orders_closed_by_expiry (migration 4), oldest deadline first.
+    const { rows } = await pool.query<[number, number, number, number]>({
       name: `scanauth_${this.tag}_purge_delete`,
       text: `WITH gone_scenes AS (
           DELETE FROM ${this.s}.scanauth_scenes s
@@ -77,12 +84,19 @@ export class PurgeStatements {
           DELETE FROM ${this.s}.scanauth_counters
           WHERE expires_at <= $3 AND key IN (SELECT key FROM ${this.s}.scanauth_counters WHERE expires_at <= $3 ORDER BY expires_at LIMIT $4)
           RETURNING 1
+        ), gone_orders AS (
+          DELETE FROM ${this.s}.scanauth_orders
+          WHERE status = 'closed' AND expires_at <= $3 AND paid_at IS NULL AND refunded_fen = 0
+            AND out_trade_no IN (SELECT out_trade_no FROM ${this.s}.scanauth_orders
+              WHERE status = 'closed' AND expires_at <= $3 AND paid_at IS NULL AND refunded_fen = 0 ORDER BY expires_at LIMIT $4)
+          RETURNING 1
         )
-        SELECT (SELECT count(*) FROM gone_scenes)::integer, (SELECT count(*) FROM gone_sessions)::integer, (SELECT count(*) FROM gone_counters)::integer`,
+        SELECT (SELECT count(*) FROM gone_scenes)::integer, (SELECT count(*) FROM gone_sessions)::integer, (SELECT count(*) FROM gone_counters)::integer,
+          (SELECT count(*) FROM gone_orders)::integer`,
       values: [doomedIds, doomedVersions, cutoff, limit],
       rowMode: 'array',
     })
-    const [scenes, sessions, counters] = rows[0] as [number, number, number]
-    return { scenes, sessions, counters, done: cursor.done && sessions < limit && counters < limit }
+    const [scenes, sessions, counters, orders] = rows[0] as [number, number, number, number]
+    return { scenes, sessions, counters, orders, done: cursor.done && sessions < limit && counters < limit && orders < limit }
   }
 }

@@ -223,6 +223,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ${commitFunctionV3Sql(s)}
     `,
   },
+  {
+    version: 4,
+    name: 'closed orders by payment deadline for purgeExpired',
+    // purgeExpired now deletes a closed order that never took money once past its payment deadline
+    // (docs/behaviour.md, B-order-purge; purge.ts); open, paid and refunded orders stay for good.
+    // The index is partial: only closed orders are in it, so the orders kept for good cost it
+    // nothing, and a purge batch reads the closed ones in expires_at order up to the cutoff, one
+    // range that LIMIT stops. The planner uses it for a statement whose WHERE has
+    // `status = 'closed'`, which implies the predicate
+    // (https://www.postgresql.org/docs/current/indexes-partial.html). A plain CREATE INDEX, as
+    // every step here runs in migrate()'s one transaction (CONCURRENTLY cannot): order writes wait
+    // while it reads the orders once; scenes, users and sessions are not touched.
+    sql: (s) => `
+      CREATE INDEX scanauth_orders_closed_by_expiry ON ${s}.scanauth_orders (expires_at) WHERE status = 'closed';
+    `,
+  },
 ]
 
 /** The schema version this release writes and reads. */

@@ -209,9 +209,10 @@ describe('migration 3', () => {
     expect((await commitFunctions())[0]?.prosrc).not.toMatch(/confirm_ticket_hash/)
 
     expect(await store.migrate()).toEqual({ from: 2, to: SCHEMA_VERSION })
-    expect(SCHEMA_VERSION).toBe(3)
+    // Migration 3 and every later one.
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(3)
     const versions = (await pool.query(`SELECT version FROM "${schema}".scanauth_schema_migrations ORDER BY version`)).rows.map((r: { version: number }) => r.version)
-    expect(versions).toEqual([1, 2, 3])
+    expect(versions).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1))
     // Replaced in place: one function, now writing the new columns.
     const functions = await commitFunctions()
     expect(functions).toHaveLength(1)
@@ -240,6 +241,6 @@ describe('migration 3', () => {
     expect((await store.load({ sceneStr: 'pc_old_pending' })).scene).toStrictEqual(denied)
     expect((await insert(newScene('pc_new'))).id).toBe(3)
     // A second migrate() finds the schema current.
-    expect(await new PostgresStore({ pool, schema }).migrate()).toEqual({ from: 3, to: 3 })
+    expect(await new PostgresStore({ pool, schema }).migrate()).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION })
   })
 })

@@ -2,8 +2,9 @@
 // through raw SQL on the test's own pool: the table of migration 2 (column types, collation,
 // indexes), the row each write leaves (fen as bigint, the grant's columns, the refunds' jsonb), a
 // refused write leaving the row untouched, a schema at version 1 upgraded with its data, the plans
-// of the listings (an index range in order, no sort), and purgeExpired leaving every order. The
-// Store contract's order cases: testkit.
+// of the listings (an index range in order, no sort), and purgeExpired deleting the rows of closed
+// orders past their payment deadline through the partial index of migration 4 (docs/behaviour.md,
+// B-order-purge) while every other row stays. The Store contract's order cases: testkit.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { StoreSnapshot } from '@scanauth/testkit'
 import { PostgresStore, SCHEMA_VERSION } from '@scanauth/postgres'
@@ -96,6 +97,8 @@ describe('PostgresStore orders', () => {
     expect(indexes.map((i) => [i.indexname, i.indexdef.replace(/^.*USING btree /, '')])).toEqual([
       ['scanauth_orders_by_scene', '(scene_str, status, created_at, out_trade_no)'],
       ['scanauth_orders_by_user', '(user_id, status, created_at, out_trade_no)'],
+      // Migration 4: closed orders by payment deadline, for the purge; partial, so only closed rows are in it.
+      ['scanauth_orders_closed_by_expiry', "(expires_at) WHERE (status = 'closed'::text)"],
       ['scanauth_orders_open', '(status, created_at, out_trade_no)'],
       ['scanauth_orders_pkey', '(out_trade_no)'],
     ])
@@ -209,14 +212,74 @@ describe('PostgresStore orders', () => {
     expect(await upgraded.listOpenOrders({ limit: 10 })).toStrictEqual([o])
   })
 
-  it('keeps every order through purgeExpired, open, closed or paid, years after it expired', async () => {
-    for (const [i, status] of (['open', 'closed', 'paid', 'refunded'] as const).entries()) {
-      await store.saveOrder({ op: 'insert', order: order(`SA0000000000000000000000000${i}`, { status, expiresAt: T0 + 1 }) })
-    }
+  it('deletes the rows of closed orders past their deadline, in batches; open, paid, refunded and money-recording rows stay, years later', async () => {
+    const kept = [
+      order('SA0000000000000000000000000K', { status: 'open', expiresAt: T0 + 1 }),
+      order('SA0000000000000000000000000L', { status: 'paid', paidAt: T0, expiresAt: T0 + 1 }),
+      order('SA0000000000000000000000000M', { status: 'refunded', paidAt: T0, refundedFen: 1500, expiresAt: T0 + 1 }),
+      order('SA0000000000000000000000000N', { status: 'closed', refundedFen: 1, expiresAt: T0 + 1 }),
+      order('SA0000000000000000000000000O', { status: 'closed', paidAt: T0, expiresAt: T0 + 1 }),
+      order('SA0000000000000000000000000P', { status: 'closed', expiresAt: T0 + 3650 * DAY + 1 }),
+    ]
+    const closed = [1, 2, 3, 4, 5].map((i) => order(`SA0000000000000000000000000${i}`, { status: 'closed', expiresAt: T0 + i }))
+    for (const o of [...kept, ...closed]) expect(await store.saveOrder({ op: 'insert', order: o })).toBe(true)
     const all = `SELECT * FROM "${schema}".scanauth_orders ORDER BY out_trade_no`
-    const before = (await query(all)).rows
-    await store.purgeExpired({ now: T0 + 3650 * DAY, batchSize: 1 })
-    expect((await query(all)).rows).toEqual(before)
-    expect(before).toHaveLength(4)
+    const keptRows = (await query(all)).rows.filter((r: { out_trade_no: string }) => kept.some((o) => o.outTradeNo === r.out_trade_no))
+
+    // Oldest deadline first: two batches of two take the first four; the next call the last one.
+    sent = []
+    expect(await store.purgeExpired({ now: T0 + 3650 * DAY, batchSize: 2, maxBatches: 2 })).toMatchObject({ orders: 4, batches: 2, more: true })
+    expect(await row(closed[3]?.outTradeNo as string)).toBeUndefined()
+    expect(await row(closed[4]?.outTradeNo as string)).toMatchObject({ status: 'closed' })
+    // Still two statements a batch: the orders go in the DELETE of every kind.
+    // (The scene candidates' select only until the scene pass is done: there are no scenes.)
+    expect(sent.map((s) => s.text.trimStart().split(/\s/)[0])).toEqual(['SELECT', 'WITH', 'WITH'])
+    expect(await store.purgeExpired({ now: T0 + 3650 * DAY, batchSize: 2 })).toMatchObject({ orders: 1, more: false })
+    expect((await query(all)).rows).toEqual(keptRows)
+  })
+
+  it('finds the closed orders of a purge through the partial index, oldest deadline first, without a sort', async () => {
+    for (let i = 0; i < 40; i++) {
+      const status = (['open', 'closed', 'paid', 'closed'] as const)[i % 4]
+      await store.saveOrder({ op: 'insert', order: order(`SA${String(i).padStart(26, '0')}`, { status, expiresAt: T0 + i }) })
+    }
+    sent = []
+    await store.purgeExpired({ now: T0 + 10, batchSize: 3, maxBatches: 1 })
+    const del = sent.find((s) => s.text.includes('gone_orders'))
+    expect(del).toBeDefined()
+    const client = await pool.connect()
+    try {
+      await client.query('BEGIN')
+      await client.query('SET LOCAL enable_seqscan = off')
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${del?.text}`, del?.values)
+      const lines = rows.map((r) => r['QUERY PLAN'])
+      // The part of the plan under the orders' CTE, up to the next CTE (or the end).
+      const start = lines.findIndex((l) => /CTE gone_orders/.test(l))
+      const end = lines.findIndex((l, i) => i > start && /^\s*CTE /.test(l))
+      const plan = lines.slice(start, end === -1 ? undefined : end).join('\n')
+      expect(start, lines.join('\n')).toBeGreaterThan(-1)
+      expect(plan, plan).toMatch(/Index (Only )?Scan using scanauth_orders_closed_by_expiry/)
+      expect(plan, plan).not.toMatch(/Sort/)
+      await client.query('ROLLBACK')
+    } finally {
+      client.release()
+    }
+  })
+
+  it('upgrades a schema at version 3 to 4: the partial index added over the orders already there, which the next purge then deletes', async () => {
+    await dropSchema(pool, schema)
+    await writeSchemaUpTo(pool, schema, 3)
+    const insert = `INSERT INTO "${schema}".scanauth_orders (out_trade_no, user_id, plan_id, description, amount_fen, grant_type, grant_days,
+      status, created_at, expires_at, updated_at, paid_at, refunded_fen, refunds, version)
+      VALUES ($1, 7, 'month', 'm', 1500, 'time', 30, $2, $3, $4, $5, $6, 0, '[]', 2)`
+    await query(insert, ['SA00000000000000000000000001', 'closed', T0, T0 + 1, T0 + 2, null])
+    await query(insert, ['SA00000000000000000000000002', 'paid', T0, T0 + 1, T0 + 2, T0 + 1])
+    const upgraded = new PostgresStore({ pool, schema })
+    expect(await upgraded.migrate()).toEqual({ from: 3, to: SCHEMA_VERSION })
+    const { rows: index } = await query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'scanauth_orders_closed_by_expiry'`, [schema])
+    expect(index).toHaveLength(1)
+    expect(await upgraded.purgeExpired({ now: T0 + DAY })).toMatchObject({ orders: 1 })
+    expect((await query(`SELECT out_trade_no FROM "${schema}".scanauth_orders`)).rows).toEqual([{ out_trade_no: 'SA00000000000000000000000002' }])
+    await upgraded.close()
   })
 })

@@ -21,16 +21,19 @@
  * | `<p>r:<commitId>`         | string | a commit's receipt (its reply; `1` for an order write), so a resent commit is not applied twice |
  * | `<p>scenes`               | channel | not a key: the commit script publishes the `scene_str` of every scene it writes |
  * | `<p>c:<key>`              | string | a counter (`Store.incrementCounter`): `count\|expiresAt`, TTL `expiresAt − now` from its start |
- * | `<p>od:<outTradeNo>`      | hash   | an order, one field per record field (`codec-orders.ts`); never expires, never deleted |
+ * | `<p>od:<outTradeNo>`      | hash   | an order, one field per record field (`codec-orders.ts`); never expires; deleted by `purgeExpired` only when closed without money past its deadline |
  * | `<p>oo`                   | zset   | every `open` order: score 0, member {@link orderMember} (createdAt zero-padded to 16 digits, `:`, outTradeNo) |
  * | `<p>ou:<userId>`          | zset   | the user's `open` orders, members as in `<p>oo`                 |
  * | `<p>os:<sceneStr>`        | zset   | the `open` orders opened for the scene, members as in `<p>oo`   |
+ * | `<p>oc`                   | zset   | every `closed` order: score its `expiresAt`, member its outTradeNo (what `purgeExpired` reads) |
  *
  * The three open-order indexes hold the same members (all score 0, so they sort bytewise and are
  * read with `ZRANGE … BYLEX`): a member sorts exactly as `listOpenOrders` must answer, by createdAt
  * then outTradeNo, so a page's cursor is one exclusive lex bound. The save-order script keeps them
  * in step with each order's status (`scripts/save-order.ts`); an index that empties is removed by
- * Redis itself.
+ * Redis itself. The same script keeps `<p>oc`, the closed orders by payment deadline, from which
+ * the purge script (`scripts/purge-orders.ts`) deletes those core lets go (docs/behaviour.md,
+ * B-order-purge).
  *
  * A user load reads the user, its active set and the head of its queue (`ZRANGE 0 0`), then those
  * records from `<p>a` (`HMGET`): the same few commands however long the queue or the history is.
@@ -183,7 +186,7 @@ export class Keys {
     return `${this.prefix}c:${key}`
   }
 
-  /** An order, by its outTradeNo (hash: one field per record field; never expires). */
+  /** An order, by its outTradeNo (hash: one field per record field; never expires, deleted only by a purge when closed). */
   order(outTradeNo: string): string {
     return `${this.prefix}od:${outTradeNo}`
   }
@@ -191,6 +194,14 @@ export class Keys {
   /** Every `open` order (zset: score 0, member `orderMember(createdAt, outTradeNo)`). */
   get openOrders(): string {
     return `${this.prefix}oo`
+  }
+
+  /**
+   * Every `closed` order (zset: score its `expiresAt`, the payment deadline; member its
+   * outTradeNo): what `purgeExpired` reads, oldest deadline first.
+   */
+  get closedOrders(): string {
+    return `${this.prefix}oc`
   }
 
   /** The user's `open` orders (zset: score 0, member `orderMember(createdAt, outTradeNo)`). */

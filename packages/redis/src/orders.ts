@@ -10,10 +10,13 @@
  * - `listOpenOrders`: one run of the read-only list-orders script (`scripts/list-orders.ts`) on the
  *   most selective open-order index the query allows (the scene's, else the user's, else all),
  *   with the cursor and `createdAtOrBefore` turned into exact lex bounds here.
+ * - A batch of `purgeExpired`: one run of the purge-orders script (`scripts/purge-orders.ts`) on
+ *   the closed-order index, which deletes closed orders that never took money past their payment
+ *   deadline (docs/behaviour.md, B-order-purge).
  *
  * Orders are an aggregate of their own: nothing else is written with them, and nothing of them
- * expires or is deleted (no TTL on any order key). The key layout is in `keys.ts`, the encoding in
- * `codec-orders.ts`.
+ * expires (no TTL on any order key); only a purge deletes one. The key layout is in `keys.ts`, the
+ * encoding in `codec-orders.ts`.
  *
  * @module
  */
@@ -24,12 +27,14 @@ import { decodeOrder, encodeOrder, hashFromFlat } from './codec-orders'
 import { describeReply, RedisStoreError } from './errors'
 import { orderMember, type Keys } from './keys'
 import { LIST_ORDERS_SCRIPT } from './scripts/list-orders'
+import { PURGE_ORDERS_SCRIPT } from './scripts/purge-orders'
 import { SAVE_ORDER_SCRIPT } from './scripts/save-order'
 import { LuaScript, type ScriptClient } from './scripts/lua-script'
 
 /** The scripts, hashed once per process and shared by every store. */
 const saveOrderScript = new LuaScript(SAVE_ORDER_SCRIPT)
 const listOrdersScript = new LuaScript(LIST_ORDERS_SCRIPT)
+const purgeOrdersScript = new LuaScript(PURGE_ORDERS_SCRIPT)
 
 /** The commands the order methods send besides the scripts (ioredis `Redis` and `Cluster` have them). */
 export type OrdersClient = ScriptClient & {
@@ -147,5 +152,18 @@ export class RedisOrders {
       orders.push(order)
     }
     return orders
+  }
+
+  /**
+   * One batch of a purge: deletes up to `limit` closed orders whose payment deadline is at or
+   * before `cutoff` and that never took money, oldest deadline first, in one script run. Answers
+   * how many it deleted and whether it reached the end of the due ones.
+   */
+  async purge(cutoff: number, limit: number): Promise<{ deleted: number; done: boolean }> {
+    const reply = await purgeOrdersScript.run(this.client, [this.keys.seq, this.keys.closedOrders], [this.keys.prefix, num(cutoff), String(limit)])
+    if (!Array.isArray(reply) || reply.length !== 2 || typeof reply[0] !== 'number' || (reply[1] !== 0 && reply[1] !== 1)) {
+      throw new RedisStoreError('unexpected_reply', `the purge-orders script answered ${describeReply(reply)}`)
+    }
+    return { deleted: reply[0], done: reply[1] === 1 }
   }
 }

@@ -12,7 +12,8 @@
  *   authorizations, ledger entries and idempotency records never expire.
  * - Orders (`loadOrder`, `saveOrder`, `listOpenOrders`) are their own aggregate, one round trip
  *   each (`orders.ts`): an order is a hash that never expires, kept with three open-order indexes
- *   by one script.
+ *   and a closed-order index by one script. `purgeExpired` deletes closed orders that never took
+ *   money past their payment deadline, one script run per batch.
  * - `watchScenes` listens to what the commit script publishes, on one subscriber connection held
  *   only while someone listens (`scene-subscription.ts`).
  *
@@ -21,6 +22,7 @@
  * @module
  */
 import {
+  purgeInBatches,
   resolvePurgeOptions,
   type ChangeSet,
   type CommitResult,
@@ -227,18 +229,23 @@ export class RedisStore implements Store {
   }
 
   /**
-   * The `purgeExpired` of every store, which on Redis has nothing to delete: each scene, session
-   * and counter key carries a TTL taken from core's retention rule (docs/behaviour.md,
-   * D-retention; an authorized scene as long as its session) plus `expiryGraceSeconds`, and Redis frees it
-   * by itself. So it checks its options like the other stores, sends nothing to Redis and
-   * answers zero batches; code that purges on a timer works unchanged whichever store it is
-   * given. `retentionMs` has no effect here: set `expiryGraceSeconds` to keep records longer.
+   * The `purgeExpired` of every store. On Redis it deletes only orders: each scene, session and
+   * counter key carries a TTL taken from core's retention rule (docs/behaviour.md, D-retention;
+   * an authorized scene as long as its session) plus `expiryGraceSeconds`, and Redis frees it by
+   * itself, so those counts are always 0 (set `expiryGraceSeconds` to keep them longer). Closed
+   * orders that never took money are deleted once `retentionMs` past their payment deadline
+   * (B-order-purge), from the closed-order index: one script run per batch of up to `batchSize`,
+   * with a turn of the event loop between batches. Open, paid and refunded orders stay for good.
+   * Code that purges on a timer works unchanged whichever store it is given.
    *
    * @throws {@link RedisStoreError} `invalid_options` naming a bad option.
    */
   async purgeExpired(options: PurgeOptions): Promise<PurgeResult> {
-    resolvePurgeOptions(options, (option, message) => new RedisStoreError('invalid_options', `RedisStore.purgeExpired: ${option}: ${message}`))
-    return { scenes: 0, sessions: 0, counters: 0, batches: 0, more: false }
+    const resolved = resolvePurgeOptions(options, (option, message) => new RedisStoreError('invalid_options', `RedisStore.purgeExpired: ${option}: ${message}`))
+    return purgeInBatches(resolved, async (cutoff, limit) => {
+      const { deleted, done } = await this.orders.purge(cutoff, limit)
+      return { scenes: 0, sessions: 0, counters: 0, orders: deleted, done }
+    })
   }
 
   /**

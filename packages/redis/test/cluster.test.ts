@@ -126,6 +126,12 @@ describe('RedisStore on a Redis Cluster', () => {
         const slots = new Set(await Promise.all([store.keys.seq, ...keys].map((k) => client.cluster('KEYSLOT', k))))
         expect(slots.size).toBe(1)
         expect((await dumpRecords(client, prefix)).orders).toStrictEqual([{ ...first, status: 'paid', version: 2 }, second])
+        // Closed, it goes into the closed-order index, in the slot too; a purge past its deadline deletes it there.
+        expect(await peer.saveOrder({ op: 'update', order: { ...second, status: 'closed', version: 2 }, expectedVersion: 1 })).toBe(true)
+        expect(await client.cluster('KEYSLOT', store.keys.closedOrders)).toBe(await client.cluster('KEYSLOT', store.keys.seq))
+        expect(await client.zcard(store.keys.closedOrders)).toBe(1)
+        expect(await store.purgeExpired({ now: at + 900_000 })).toMatchObject({ orders: 1, more: false })
+        expect((await dumpRecords(client, prefix)).orders).toStrictEqual([{ ...first, status: 'paid', version: 2 }])
       })
     } finally {
       await other.quit()

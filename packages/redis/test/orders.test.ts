@@ -1,11 +1,12 @@
 /**
  * RedisStore's orders (loadOrder, saveOrder, listOpenOrders), checked by reading Redis directly:
- * the order hash and its fields, no TTL on any order key, the three open-order indexes in step
- * with each order's status through inserts, updates and closes (also when an update moves an open
- * order to another user, scene or time), refused writes that change nothing, the key prefix, the
- * lex bounds of the cursor, one round trip per method, and what the store refuses to write or
- * read. The Store contract's cases are in testkit (`storeOrderApiSuite`); on a Cluster:
- * cluster.test.ts.
+ * the order hash and its fields, no TTL on any order key, the three open-order indexes and the
+ * closed-order index in step with each order's status through inserts, updates and closes (also
+ * when an update moves an open order to another user, scene or time), refused writes that change
+ * nothing, the key prefix, the lex bounds of the cursor, one round trip per method, what the store
+ * refuses to write or read, and purgeExpired deleting closed orders past their deadline from the
+ * closed-order index (docs/behaviour.md, B-order-purge). The Store contract's cases are in
+ * testkit (`storeOrderApiSuite`, `storeOrderPurgeSuite`); on a Cluster: cluster.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Redis } from 'ioredis'
@@ -85,11 +86,11 @@ async function expectNoTtl(): Promise<void> {
   for (const name of await names()) expect(await client.pttl(`${prefix}${name}`), name).toBe(-1)
 }
 
-/** Every index key (`oo`, `ou:*`, `os:*`) with its members and scores, read straight from Redis. */
+/** Every index key (`oo`, `ou:*`, `os:*`, `oc`) with its members and scores, read straight from Redis. */
 async function indexes(): Promise<Record<string, string[]>> {
   const found: Record<string, string[]> = {}
   for (const name of await names()) {
-    if (name === 'oo' || name.startsWith('ou:') || name.startsWith('os:')) found[name] = await client.zrange(`${prefix}${name}`, 0, -1, 'WITHSCORES')
+    if (name === 'oo' || name === 'oc' || name.startsWith('ou:') || name.startsWith('os:')) found[name] = await client.zrange(`${prefix}${name}`, 0, -1, 'WITHSCORES')
   }
   return found
 }
@@ -97,10 +98,12 @@ async function indexes(): Promise<Record<string, string[]>> {
 /**
  * What the indexes must hold for the orders stored under the prefix (read straight from Redis):
  * every open order, and only those, in `oo`, its user's `ou:` and its scene's `os:`, at score 0
- * under `<createdAt padded>:<outTradeNo>`, each index in lex order.
+ * under `<createdAt padded>:<outTradeNo>`, each index in lex order; every closed order, and only
+ * those, in `oc` under its outTradeNo at the score of its expiresAt, by score then outTradeNo.
  */
 async function expectedIndexes(): Promise<Record<string, string[]>> {
-  const open = (await dumpRecords(client, prefix)).orders.filter((o) => o.status === 'open')
+  const orders = (await dumpRecords(client, prefix)).orders
+  const open = orders.filter((o) => o.status === 'open')
   const want: Record<string, string[]> = {}
   const add = (name: string, o: OrderRecord) => (want[name] ??= []).push(orderMember(o.createdAt, o.outTradeNo))
   for (const o of open) {
@@ -109,6 +112,10 @@ async function expectedIndexes(): Promise<Record<string, string[]>> {
     if (o.sceneStr !== null) add(`os:${o.sceneStr}`, o)
   }
   for (const name of Object.keys(want)) want[name] = (want[name] as string[]).sort().flatMap((m) => [m, '0'])
+  const closed = orders
+    .filter((o) => o.status === 'closed')
+    .sort((a, b) => a.expiresAt - b.expiresAt || (a.outTradeNo < b.outTradeNo ? -1 : 1))
+  if (closed.length > 0) want.oc = closed.flatMap((o) => [o.outTradeNo, String(o.expiresAt)])
   return want
 }
 
@@ -317,6 +324,59 @@ describe('RedisStore orders: listing', () => {
   })
 })
 
+describe('RedisStore orders: purge (B-order-purge)', () => {
+  it('files a closed order in oc at its deadline, takes it out when it leaves closed, and purges the hash with its member', async () => {
+    const a = await insert(order(tradeNo('A'), { expiresAt: T0 + 5 }))
+    const b = await insert(order(tradeNo('B'), { expiresAt: T0 + 3 }))
+    const c = await insert(order(tradeNo('C'), { expiresAt: T0 + 4, status: 'closed' })) // inserted closed
+    const closedA = await update(a, { status: 'closed' })
+    const closedB = await update(b, { status: 'closed' })
+    expect(await client.zrange(store.keys.closedOrders, 0, -1, 'WITHSCORES')).toEqual([tradeNo('B'), String(T0 + 3), tradeNo('C'), String(T0 + 4), tradeNo('A'), String(T0 + 5)])
+    await expectIndexesInStep()
+    await expectNoTtl()
+    // Paid after all (a late payment applied): out of oc, and never purged.
+    const paid = await update(closedB, { status: 'paid', paidAt: T0 + 9, transactionId: 'tx', authorizationId: 1 })
+    await expectIndexesInStep()
+
+    const commands = countCommands(client)
+    expect(await store.purgeExpired({ now: T0 + 4 })).toMatchObject({ scenes: 0, sessions: 0, counters: 0, orders: 1, batches: 1, more: false })
+    // One script run per batch, nothing else.
+    expect(commands.byName()).toEqual({ evalsha: 1 })
+    expect(await client.exists(store.keys.order(c.outTradeNo))).toBe(0)
+    expect(await store.loadOrder(c.outTradeNo)).toBeNull()
+    expect(await store.loadOrder(closedA.outTradeNo)).toStrictEqual(closedA)
+    expect(await store.loadOrder(paid.outTradeNo)).toStrictEqual(paid)
+    await expectIndexesInStep()
+    expect(await store.purgeExpired({ now: T0 + 5 })).toMatchObject({ orders: 1 })
+    expect(await names()).toEqual(['od:' + tradeNo('B')])
+  })
+
+  it('passes over closed orders that record money, so a batch full of them still reaches the due one behind', async () => {
+    for (let i = 0; i < 5; i++) await insert(order(tradeNo(`K${i}`), { status: 'closed', expiresAt: T0 + i, refundedFen: 1 }))
+    await insert(order(tradeNo('P'), { status: 'closed', expiresAt: T0 + 1, paidAt: T0 }))
+    const due = await insert(order(tradeNo('DUE'), { status: 'closed', expiresAt: T0 + 10 }))
+    expect(await store.purgeExpired({ now: T0 + 10, batchSize: 2, maxBatches: 1 })).toMatchObject({ orders: 1, batches: 1, more: false })
+    expect(await store.loadOrder(due.outTradeNo)).toBeNull()
+    // The six kept stay, in oc too (a later write of them files them anew anyway).
+    expect(await client.zcard(store.keys.closedOrders)).toBe(6)
+    await expectIndexesInStep()
+  })
+
+  it('compares a fractional deadline exactly, and takes an oc member whose order is not closed out of oc alone', async () => {
+    const half = await insert(order(tradeNo('H'), { status: 'closed', expiresAt: T0 + 0.5 }))
+    expect(await store.purgeExpired({ now: T0 + 0.25, retentionMs: 0 })).toMatchObject({ orders: 0 })
+    expect(await store.purgeExpired({ now: T0 + 1.5, retentionMs: 1.25 })).toMatchObject({ orders: 0 })
+    expect(await store.purgeExpired({ now: T0 + 1.75, retentionMs: 1.25 })).toMatchObject({ orders: 1 })
+    expect(await store.loadOrder(half.outTradeNo)).toBeNull()
+    // A member written by hand for an open order: the purge drops the member, not the order.
+    const open = await insert(order(tradeNo('O')))
+    await client.zadd(store.keys.closedOrders, T0, open.outTradeNo)
+    expect(await store.purgeExpired({ now: T0 + 1 })).toMatchObject({ orders: 0 })
+    expect(await client.exists(store.keys.closedOrders)).toBe(0)
+    expect(await store.loadOrder(open.outTradeNo)).toStrictEqual(open)
+  })
+})
+
 describe('RedisStore orders: refusals', () => {
   it('refuses an order it cannot store faithfully, before sending anything', async () => {
     const bad: Array<[Partial<OrderRecord>, RegExp]> = [
@@ -350,6 +410,7 @@ describe('RedisStore orders: refusals', () => {
     await client.hset(store.keys.seq, 's', '3')
     await expect(store.saveOrder({ op: 'insert', order: order(tradeNo(1)) })).rejects.toThrow(/key layout 1 .*fresh prefix/)
     await expect(store.listOpenOrders({ limit: 10 })).rejects.toThrow(/key layout 1/)
+    await expect(store.purgeExpired({ now: T0 })).rejects.toThrow(/key layout 1/)
     expect(await names()).toEqual(['seq'])
   })
 })

@@ -15,4 +15,5 @@ export type { SqliteStoreOptions } from './options'
 /** The options and result of `purgeExpired`, the same on every store (defined in `@scanauth/core`). */
 export type { PurgeOptions, PurgeResult } from '@scanauth/core'
 export { SqliteStoreError, type SqliteStoreErrorCode } from './errors'
-export { MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE, type Migration } from './schema'
+export { MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from './schema'
+export type { Migration } from './migration'

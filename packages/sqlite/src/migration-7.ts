@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Migration } from './schema'
+import type { Migration } from './migration'
 
 /**
  * Rebuilds `scanauth_scenes` with the statuses `scanned` and `denied` and six nullable columns.

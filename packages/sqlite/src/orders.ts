@@ -1,6 +1,7 @@
 /**
  * Orders on SQLite: the `scanauth_orders` table (migration 6), its row mapping, its prepared
- * statements, and the three order methods of the Store contract that `SqliteStore` hands to.
+ * statements, and the three order methods of the Store contract that `SqliteStore` hands to, and
+ * the purge of closed orders (migration 8) that `SqliteStore.purgeExpired` runs in each batch.
  *
  * An order is its own aggregate, written by nothing but `saveOrder`, so each write is a single
  * statement, atomic on its own against every connection and process (it takes the file's write
@@ -12,15 +13,8 @@
  * @module
  */
 import type Database from 'better-sqlite3'
-import type { Store } from '@scanauth/core'
+import type { OpenOrderQuery, OrderRecord, OrderWrite } from '@scanauth/core'
 import { SqliteStoreError } from './errors'
-
-/** An order as the Store contract defines it (`Store.loadOrder`'s answer). */
-export type OrderRecord = NonNullable<Awaited<ReturnType<NonNullable<Store['loadOrder']>>>>
-/** What `Store.saveOrder` writes. */
-export type OrderWrite = Parameters<NonNullable<Store['saveOrder']>>[0]
-/** What `Store.listOpenOrders` reads. */
-export type OpenOrderQuery = Parameters<NonNullable<Store['listOpenOrders']>>[0]
 
 /** Order columns, in the order of {@link OrderRow}. */
 export const ORDER_COLUMNS = `out_trade_no, user_id, plan_id, description, amount_fen, grant_type, grant_days, grant_points, scene_str,
@@ -164,6 +158,11 @@ export interface OrderStatements {
   openOrdersOfScene: Statement<[OpenOrdersParams], OrderRow>
   /** Index scanauth_orders_by_scene, the user matched on the scene's range. */
   openOrdersOfUserAndScene: Statement<[OpenOrdersParams], OrderRow>
+  /**
+   * Index scanauth_orders_closed_by_expiry (partial: closed orders only): deletes up to `limit`
+   * closed orders that never took money and whose payment deadline is at or before `cutoff`.
+   */
+  purgeOrders: Statement<[{ cutoff: number; limit: number }]>
 }
 
 /**
@@ -212,6 +211,17 @@ export function prepareOrderStatements(db: Database.Database): OrderStatements {
     openOrdersOfUserAndScene: db
       .prepare<[OpenOrdersParams], OrderRow>(openOrdersSql('scanauth_orders_by_scene', 'scene_str = @sceneStr AND user_id = @userId AND '))
       .raw(),
+    // Core's orderNeededUntil (docs/behaviour.md, B-order-purge) as a WHERE, as the session and
+    // counter purges write `expires_at <= @cutoff` for theirs: a closed order with no payment time
+    // and no refund is needed until its expires_at; any other order is kept for good. The range
+    // of the partial index is read oldest deadline first, and rows that record money are passed
+    // over (the contract suite checks that they stay). Named (INDEXED BY), as the listings are:
+    // without ANALYZE statistics the planner may prefer the equality on status of
+    // scanauth_orders_open and sort. Runs inside the purge batch's transaction.
+    purgeOrders: db.prepare(`DELETE FROM scanauth_orders WHERE out_trade_no IN
+      (SELECT out_trade_no FROM scanauth_orders INDEXED BY scanauth_orders_closed_by_expiry
+        WHERE status = 'closed' AND expires_at <= @cutoff AND paid_at IS NULL AND refunded_fen = 0
+        ORDER BY expires_at LIMIT @limit)`),
   }
 }
 

@@ -17,17 +17,8 @@
  */
 import type Database from 'better-sqlite3'
 import { SqliteStoreError } from './errors'
+import type { Migration } from './migration'
 import { MIGRATION_7 } from './migration-7'
-
-/** One step of the schema's history. */
-export interface Migration {
-  /** 1, 2, 3, ...: the schema version the file has once this step is applied. */
-  version: number
-  /** What the step does, recorded in the version table. */
-  name: string
-  /** The statements of the step, run in the same transaction as its version row. */
-  sql: string
-}
 
 /** The schema's history, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -260,6 +251,20 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   // Rebuilds scanauth_scenes for confirm on the phone and the poll secret; see migration-7.ts.
   MIGRATION_7,
+  {
+    version: 8,
+    name: 'closed orders by payment deadline for purgeExpired',
+    // purgeExpired now deletes a closed order that never took money once past its payment deadline
+    // (docs/behaviour.md, B-order-purge; orders.ts, purgeOrders); open, paid and refunded orders
+    // stay for good. The index is partial: only closed orders are in it, so the orders kept for
+    // good cost it nothing, and a purge batch reads the closed ones in expires_at order up to the
+    // cutoff, one range that LIMIT stops. SQLite uses it for a statement whose WHERE has
+    // `status = 'closed'` (https://sqlite.org/partialindex.html). Creating it reads the orders once,
+    // inside migrate()'s transaction; no row changes.
+    sql: `
+      CREATE INDEX scanauth_orders_closed_by_expiry ON scanauth_orders (expires_at) WHERE status = 'closed';
+    `,
+  },
 ]
 
 /** The schema version this release writes and reads. */

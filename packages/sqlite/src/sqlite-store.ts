@@ -28,6 +28,9 @@ import {
   type LedgerQuery,
   type LoadQuery,
   type LoadResult,
+  type OpenOrderQuery,
+  type OrderRecord,
+  type OrderWrite,
   type SceneChangeListener,
   type SessionSelector,
   type Store,
@@ -51,7 +54,7 @@ import {
   type SessionRow,
 } from './rows'
 import { openDatabaseFile } from './open-file'
-import { listOpenOrders, loadOrder, saveOrder, type OpenOrderQuery, type OrderRecord, type OrderWrite } from './orders'
+import { listOpenOrders, loadOrder, saveOrder } from './orders'
 import { migrate } from './schema'
 import { prepareStatements, type Statements } from './statements'
 
@@ -64,8 +67,8 @@ const CONFLICT_IDEMPOTENCY: CommitResult = Object.freeze({ ok: false, conflict: 
  * one `BEGIN IMMEDIATE` transaction per commit, versions checked inside it). Creates or migrates
  * its tables (all named `scanauth_*`) when constructed; refuses a file written by a newer release.
  *
- * Expired scenes, sessions and counters stay in the file until {@link SqliteStore.purgeExpired}
- * deletes them: call it now and then (see `docs/sqlite.md`).
+ * Expired scenes, sessions and counters, and closed orders, stay in the file until
+ * {@link SqliteStore.purgeExpired} deletes them: call it now and then (see `docs/sqlite.md`).
  *
  * {@link SqliteStore.watchScenes} tells of scenes written by any process on the file: at once for
  * this store's own commits, within `changePollMs` (default 25 ms) for the others', through a
@@ -249,9 +252,11 @@ export class SqliteStore implements Store {
    * Deletes what is no longer needed at `now` (pass your service's clock), by core's one retention
    * rule (docs/behaviour.md, D-retention): a scene once it and its latest session have expired (the
    * device's poll still needs an authorized scene while its session lives), sessions and counters
-   * once expired, each kept `retentionMs` longer. Users, authorizations, ledger entries,
-   * idempotency keys and orders are never deleted. Runs in batches of short `BEGIN IMMEDIATE`
-   * transactions (`batchSize` rows of each table) and yields to the event loop between them.
+   * once expired, and a closed order that never took money once past its payment deadline
+   * (B-order-purge), each kept `retentionMs` longer. Users, authorizations, ledger entries,
+   * idempotency keys and open, paid and refunded orders are never deleted. Runs in batches of
+   * short `BEGIN IMMEDIATE` transactions (`batchSize` rows of each table) and yields to the event
+   * loop between them.
    * Throws a `SqliteStoreError` `invalid_options` naming a bad option.
    */
   async purgeExpired(options: PurgeOptions): Promise<PurgeResult> {
@@ -358,7 +363,7 @@ export class SqliteStore implements Store {
     return { ok: true, ids }
   }
 
-  /** One purge transaction: up to `limit` expired scenes examined, up to `limit` expired sessions and as many counters deleted. */
+  /** One purge transaction: up to `limit` expired scenes examined, up to `limit` expired sessions, as many counters and as many closed orders deleted. */
   private purgeBatch(cutoff: number, limit: number, cursor: PurgeCursor): PurgeBatchOutcome {
     const s = this.statements
     let scenes = 0
@@ -368,7 +373,8 @@ export class SqliteStore implements Store {
     }
     const sessions = s.purgeSessions.run({ cutoff, limit }).changes
     const counters = s.purgeCounters.run({ cutoff, limit }).changes
-    return { scenes, sessions, counters, done: cursor.done && sessions < limit && counters < limit }
+    const orders = s.purgeOrders.run({ cutoff, limit }).changes
+    return { scenes, sessions, counters, orders, done: cursor.done && sessions < limit && counters < limit && orders < limit }
   }
 
   private assertOpen(): void {

@@ -2,8 +2,9 @@
 // through a raw connection of the test's own: the table and indexes of migration 6, the row each
 // write leaves (column types, the grant's two columns, the refunds' JSON), a refused write leaving
 // the row untouched, two connections racing one version, a version 5 file upgraded with its data,
-// and purgeExpired leaving every order. The statements' plans: query-plans.test.ts; the Store
-// contract's order cases: testkit.
+// and purgeExpired deleting the rows of closed orders past their payment deadline through the
+// partial index of migration 8 (docs/behaviour.md, B-order-purge) while every other row stays. The
+// statements' plans: query-plans.test.ts; the Store contract's order cases: testkit.
 import { describe, expect, it } from 'vitest'
 import { MIGRATIONS, VERSION_TABLE } from '@scanauth/sqlite'
 import type { StoreSnapshot } from '@scanauth/testkit'
@@ -51,11 +52,14 @@ describe('orders', () => {
     const table = db.prepare(`SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'scanauth_orders'`).pluck().get() as string
     expect(table).toMatch(/WITHOUT ROWID/)
     const indexes = db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'scanauth_orders' AND sql IS NOT NULL ORDER BY name`).pluck().all()
-    expect(indexes).toEqual(['scanauth_orders_by_scene', 'scanauth_orders_by_user', 'scanauth_orders_open'])
+    expect(indexes).toEqual(['scanauth_orders_by_scene', 'scanauth_orders_by_user', 'scanauth_orders_closed_by_expiry', 'scanauth_orders_open'])
     const columns = (name: string) => (db.prepare(`PRAGMA index_info(${name})`).all() as Array<{ name: string }>).map((c) => c.name)
     expect(columns('scanauth_orders_open')).toEqual(['status', 'created_at', 'out_trade_no'])
     expect(columns('scanauth_orders_by_user')).toEqual(['user_id', 'status', 'created_at', 'out_trade_no'])
     expect(columns('scanauth_orders_by_scene')).toEqual(['scene_str', 'status', 'created_at', 'out_trade_no'])
+    // Migration 8: closed orders by payment deadline, for the purge; partial, so only closed rows are in it.
+    expect(columns('scanauth_orders_closed_by_expiry')).toEqual(['expires_at'])
+    expect(db.prepare(`SELECT sql FROM sqlite_schema WHERE name = 'scanauth_orders_closed_by_expiry'`).pluck().get()).toMatch(/WHERE status = 'closed'$/)
   })
 
   it('writes one row per order: integers as integers, the grant as type and amount, the refunds as a JSON array', async () => {
@@ -159,14 +163,48 @@ describe('orders', () => {
     expect(await upgraded.listOpenOrders({ limit: 10 })).toStrictEqual([o])
   })
 
-  it('keeps every order through purgeExpired, open, closed or paid, years after it expired', async () => {
+  it('deletes the rows of closed orders past their deadline, in batches; open, paid, refunded and money-recording rows stay, years later', async () => {
     const store = fixture.openStore()
-    for (const [i, status] of (['open', 'closed', 'paid', 'refunded'] as const).entries()) {
-      await store.saveOrder({ op: 'insert', order: order(`SA0000000000000000000000000${i}`, { status, expiresAt: T0 + 1 }) })
-    }
-    const before = fixture.rawDb({ readonly: true }).prepare('SELECT * FROM scanauth_orders ORDER BY out_trade_no').all()
-    await store.purgeExpired({ now: T0 + 3650 * DAY, batchSize: 1 })
-    expect(fixture.rawDb({ readonly: true }).prepare('SELECT * FROM scanauth_orders ORDER BY out_trade_no').all()).toEqual(before)
+    const kept = [
+      order('SA0000000000000000000000000K', { status: 'open', expiresAt: T0 + 1 }),
+      order('SA0000000000000000000000000L', { status: 'paid', paidAt: T0, expiresAt: T0 + 1 }),
+      order('SA0000000000000000000000000M', { status: 'refunded', paidAt: T0, refundedFen: 1500, expiresAt: T0 + 1 }),
+      order('SA0000000000000000000000000N', { status: 'closed', refundedFen: 1, expiresAt: T0 + 1 }),
+      order('SA0000000000000000000000000O', { status: 'closed', paidAt: T0, expiresAt: T0 + 1 }),
+      order('SA0000000000000000000000000P', { status: 'closed', expiresAt: T0 + 3650 * DAY + 1 }),
+    ]
+    const closed = [1, 2, 3, 4, 5].map((i) => order(`SA0000000000000000000000000${i}`, { status: 'closed', expiresAt: T0 + i }))
+    for (const o of [...kept, ...closed]) expect(await store.saveOrder({ op: 'insert', order: o })).toBe(true)
+    const all = () => fixture.rawDb({ readonly: true }).prepare('SELECT * FROM scanauth_orders ORDER BY out_trade_no').all() as Array<Record<string, unknown>>
+    const keptRows = all().filter((r) => kept.some((o) => o.outTradeNo === r.out_trade_no))
+
+    // Oldest deadline first: two batches of two take the first four; the next call the last one.
+    expect(await store.purgeExpired({ now: T0 + 3650 * DAY, batchSize: 2, maxBatches: 2 })).toMatchObject({ orders: 4, batches: 2, more: true })
+    expect(row(closed[3]?.outTradeNo as string)).toBeUndefined()
+    expect(row(closed[4]?.outTradeNo as string)).toMatchObject({ status: 'closed' })
+    expect(await store.purgeExpired({ now: T0 + 3650 * DAY, batchSize: 2 })).toMatchObject({ orders: 1, more: false })
+    expect(all()).toEqual(keptRows)
+    // Nothing closed is left in the partial index but the row still before its deadline and the two that record money.
+    const indexed = fixture.rawDb({ readonly: true }).prepare(`SELECT out_trade_no FROM scanauth_orders INDEXED BY scanauth_orders_closed_by_expiry WHERE status = 'closed' ORDER BY expires_at, out_trade_no`).pluck().all()
+    expect(indexed).toEqual(['SA0000000000000000000000000N', 'SA0000000000000000000000000O', 'SA0000000000000000000000000P'])
+  })
+
+  it('upgrades a version 7 file to 8: the partial index added over the orders already there, which the next purge then deletes', async () => {
+    const db = fixture.rawDb()
+    writeSchemaUpTo(db, 7)
+    const insert = db.prepare(`INSERT INTO scanauth_orders (out_trade_no, user_id, plan_id, description, amount_fen, grant_type, grant_days, grant_points,
+      scene_str, status, created_at, expires_at, updated_at, paid_at, transaction_id, authorization_id, refunded_fen, refunds, version)
+      VALUES (?, 7, 'month', 'm', 1500, 'time', 30, NULL, NULL, ?, ?, ?, ?, ?, NULL, NULL, 0, '[]', 2)`)
+    insert.run('SA00000000000000000000000001', 'closed', T0, T0 + 1, T0 + 2, null)
+    insert.run('SA00000000000000000000000002', 'paid', T0, T0 + 1, T0 + 2, T0 + 1)
+    expect(db.prepare(`SELECT name FROM sqlite_schema WHERE name = 'scanauth_orders_closed_by_expiry'`).get()).toBeUndefined()
+
+    const upgraded = fixture.openStore()
+    expect(db.prepare(`SELECT MAX(version) FROM ${VERSION_TABLE}`).pluck().get()).toBe(8)
+    expect(MIGRATIONS.find((m) => m.version === 8)?.name).toBe('closed orders by payment deadline for purgeExpired')
+    expect(db.prepare(`SELECT name FROM sqlite_schema WHERE name = 'scanauth_orders_closed_by_expiry'`).pluck().get()).toBe('scanauth_orders_closed_by_expiry')
+    expect(await upgraded.purgeExpired({ now: T0 + DAY })).toMatchObject({ orders: 1 })
+    expect(db.prepare('SELECT out_trade_no FROM scanauth_orders').pluck().all()).toEqual(['SA00000000000000000000000002'])
   })
 
   it('refuses an order whose grant is of a type it does not know, writing nothing; the table refuses a grant of mixed columns', async () => {

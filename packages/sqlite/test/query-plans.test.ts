@@ -55,6 +55,8 @@ describe('query plans', () => {
       openOrdersOfUser: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_user \(user_id=\? AND status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
       openOrdersOfScene: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_scene \(scene_str=\? AND status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
       openOrdersOfUserAndScene: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_scene \(scene_str=\? AND status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
+      // The partial index of closed orders, read up to the cutoff; the delete then by primary key.
+      purgeOrders: [/SEARCH scanauth_orders USING INDEX scanauth_orders_closed_by_expiry \(expires_at<\?\)/, /SEARCH scanauth_orders USING PRIMARY KEY \(out_trade_no=\?\)/],
     }
     for (const [name, patterns] of Object.entries(expectations)) {
       const details = planOf(name)
@@ -99,6 +101,11 @@ describe('query plans', () => {
       expect(details.filter((d) => /TEMP B-TREE/.test(d)), `${name}: ${details.join(' | ')}`).toEqual([])
       expect(details, name).toHaveLength(1)
     }
+  })
+
+  it('purges closed orders oldest deadline first from their own index: nothing is sorted', () => {
+    const details = planner()('purgeOrders')
+    expect(details.filter((d) => /TEMP B-TREE/.test(d)), details.join(' | ')).toEqual([])
   })
 
   it('loads a user without walking its queue: the head is the first entry of the pending range, in index order', () => {

@@ -12,9 +12,11 @@ import { confirmSuite } from './suites/confirm'
 import { idempotencySuite } from './suites/idempotency'
 import { ledgerSuite } from './suites/ledger'
 import { orderSuite } from './suites/orders'
+import { purchaseLimitSuite } from './suites/purchase-limits'
 import { purgeSuite } from './suites/purge'
 import { revocationSuite } from './suites/revocation'
 import { scanSuite } from './suites/scan'
+import { scenePurchaseSuite } from './suites/scene-purchases'
 import { sceneSuite } from './suites/scene'
 import { sessionSuite } from './suites/sessions'
 import { storeApiSuite } from './suites/store-api'
@@ -60,6 +62,8 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     watchSuite(get)
     purgeSuite(get)
     orderSuite(get)
+    scenePurchaseSuite(get)
+    purchaseLimitSuite(get)
     confirmSuite(get)
     unicodeSuite(get)
     concurrencySuite(get)

@@ -19,9 +19,10 @@ export interface StoreHarness {
    */
   openPeer?(): Promise<Store> | Store
   /**
-   * True when the backend forgets expired records by itself (Redis key TTLs), so the store's
-   * `purgeExpired` has nothing to delete: the purge suite then checks that it deletes nothing and
-   * answers zero batches, besides refusing bad options and keeping what is still needed.
+   * True when the backend forgets expired scenes, sessions and counters by itself (Redis key
+   * TTLs), so the store's `purgeExpired` has none of them to delete: the purge suite then checks
+   * that it deletes none, besides refusing bad options and keeping what is still needed. Closed
+   * orders are deleted by every store's purge all the same (B-order-purge).
    */
   expiresByItself?: boolean
   /** Reads every record straight from the backend, for invariant checks. */

@@ -11,13 +11,15 @@ import { count } from '../format'
 export const purgeCommand: Command<Record<string, never>> = {
   name: 'purge',
   usage: 'purge',
-  summary: 'delete expired scenes, sessions and counters now (Redis expires them by itself)',
+  summary: 'delete expired scenes, sessions and counters, and closed orders past their deadline, now',
   help: [
     "Runs the store's purgeExpired at the current time with the default options (no retention, batches of",
     '500): deletes scenes once they and their latest session have expired, expired sessions and expired',
-    'rate-limit counters, in short transactions that live servers hardly notice. Users, authorizations,',
-    'ledger entries, idempotency keys and orders are never deleted. On Redis, records expire by their',
-    'TTLs and there is nothing to do (0 batches). Servers of the examples purge every hour by themselves.',
+    'rate-limit counters, and closed orders that never took money once past their payment deadline, in',
+    'short transactions that live servers hardly notice. Users, authorizations, ledger entries,',
+    'idempotency keys and open, paid and refunded orders are never deleted. On Redis, scenes, sessions and',
+    'counters expire by their TTLs: only closed orders are deleted. Servers of the examples purge every',
+    'hour by themselves.',
   ],
   options: {},
   examples: ['scanauth purge', 'scanauth purge --postgres postgres://app@db/app --json'],
@@ -29,12 +31,14 @@ export const purgeCommand: Command<Record<string, never>> = {
     const result = await context.withAuth(async (_auth, opened): Promise<PurgeResult> => {
       // Every scanauth store has purgeExpired (optional only for stores of one's own).
       const purge = opened.store.purgeExpired?.bind(opened.store)
-      return purge === undefined ? { scenes: 0, sessions: 0, counters: 0, batches: 0, more: false } : purge({ now: context.now() })
+      return purge === undefined ? { scenes: 0, sessions: 0, counters: 0, orders: 0, batches: 0, more: false } : purge({ now: context.now() })
     })
+    const batches = count(result.batches, 'batch', 'batches')
+    const orders = count(result.orders, 'closed order')
     const text =
       context.config.kind === 'redis'
-        ? 'nothing to purge: Redis expires scenes, sessions and counters by itself (0 batches)'
-        : `purged ${count(result.scenes, 'scene')}, ${count(result.sessions, 'session')} and ${count(result.counters, 'counter')} in ${count(result.batches, 'batch', 'batches')}`
+        ? `purged ${orders} in ${batches} (Redis expires scenes, sessions and counters by itself)`
+        : `purged ${count(result.scenes, 'scene')}, ${count(result.sessions, 'session')}, ${count(result.counters, 'counter')} and ${orders} in ${batches}`
     return { json: result, text: [text] }
   },
 }

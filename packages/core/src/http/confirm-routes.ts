@@ -32,8 +32,9 @@ function html(status: number, text: string): HttpResponse {
 /** The page of an error: a refusal explains itself; anything else is a 500 that reveals nothing. */
 function errorAnswer(error: unknown, onError: ((error: unknown) => void) | undefined): HttpResponse {
   if (error instanceof ScanAuthError && error.status < 500) return html(error.status, errorPage(TITLES[error.code] ?? 'Request refused', error.message))
+  // A failure of WeChat is reported; the page says it in our words (the message is ours already).
+  if (!(error instanceof ScanAuthError) || error.code === 'confirm_oauth_failed') onError?.(error)
   if (error instanceof ScanAuthError && error.code === 'confirm_oauth_failed') return html(error.status, errorPage(TITLES[error.code] as string, error.message))
-  if (!(error instanceof ScanAuthError)) onError?.(error)
   return html(500, errorPage('Something went wrong', 'The server could not answer this request. Try again in a moment.'))
 }
 

@@ -59,8 +59,9 @@ export function requireSessionFetch(options: FetchSessionGuardOptions): FetchGua
 /**
  * A guard that requires a live session and a current authorization: a user without one is
  * answered 402 `{status: 'need_purchase', plans_url, detail}` (B-guard-3). With `points`, each
- * request spends them through `auth.consume` before the route runs, idempotently per
- * `Idempotency-Key` (B-guard-4, B-guard-5); `insufficient_points` is answered like `need_purchase`.
+ * request spends them through `auth.consume` before the route runs, at most once per
+ * `Idempotency-Key`: a replayed key is answered 409 `{error: 'idempotency_replay'}` without running
+ * the route (B-guard-4, B-guard-5); `insufficient_points` is answered like `need_purchase`.
  *
  * @example
  * ```ts
@@ -82,11 +83,20 @@ export function requireAuthorizationFetch(options: FetchAuthorizationGuardOption
 function fetchGuard(options: FetchAuthorizationGuardOptions, authorization: boolean): FetchGuard {
   const guard = createRouteGuard(options.auth, { ...options, authorization })
   return async (request) => {
-    const decided = await guard((name) => request.headers.get(name) ?? undefined)
+    const decided = await guard((name) => request.headers.get(name) ?? undefined, { method: request.method, path: pathOfUrl(request.url) })
     if (decided.ok) return decided.session
     if (decided.error !== undefined) options.onError?.(decided.error, request)
     return toResponse(decided.response)
   }
+}
+
+/** The path of an absolute URL, without query or fragment, without building a `URL` per request. */
+function pathOfUrl(url: string): string {
+  const authority = url.indexOf('//')
+  const start = url.indexOf('/', authority === -1 ? 0 : authority + 2)
+  if (start === -1) return '/'
+  const end = url.slice(start).search(/[?#]/)
+  return end === -1 ? url.slice(start) : url.slice(start, start + end)
 }
 
 function toResponse(answer: HttpResponse): Response {

@@ -48,13 +48,14 @@ export interface FetchHandlerOptions {
    */
   openapi?: boolean
   /**
-   * The client's address, for the per-address limit of `create_scene` (docs/behaviour.md, B-rate-5).
+   * The client's address, for the per-address limits of `create_scene` and `purchase` (docs/behaviour.md,
+   * B-rate-5, B-rate-11).
    * A `Request` carries no peer address: take it from a header your own proxy or CDN sets and
    * overwrites (`x-real-ip` from your nginx, `cf-connecting-ip` on Cloudflare; never a header the
    * client can set unchecked), or from the host (`server.requestIP(request)?.address` on Bun; on
    * Hono or Deno, remember the connection's address per `Request` in a `WeakMap`). Without it,
-   * `create_scene` is limited per device and by the daily budget only. Called only for
-   * `create_scene`; a throw answers 500 and goes to `onError`.
+   * `create_scene` is limited per device and by the daily budget only, and `purchase` per user only.
+   * Called only for `create_scene` and `purchase`; a throw answers 500 and goes to `onError`.
    */
   clientAddress?: (request: Request) => string | undefined
 }
@@ -110,7 +111,7 @@ export function createFetchHandler(auth: ScanAuth, options: FetchHandlerOptions 
         body: reads ? await readFetchBody(request, maxBodyBytes) : undefined,
         signal,
       }
-      // Read when a route asks (only create_scene does): a poll never calls the app's function.
+      // Read when a route asks (create_scene and purchase do): a poll never calls the app's function.
       const addressOf = options.clientAddress
       if (addressOf !== undefined) Object.defineProperty(httpRequest, 'clientAddress', { get: () => addressOf(request), enumerable: true })
       originals.set(httpRequest, request)

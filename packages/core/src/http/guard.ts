@@ -21,6 +21,12 @@ import { errorBody } from './wire'
 export interface VerifiedSession extends SessionInfo {
   /** The session token the request presented as `Authorization: Bearer <token>`. */
   token: string
+  /**
+   * Present (and `true`) only on a replay let through by `replays: 'pass'`: this request repeats an
+   * earlier one's idempotency key, nothing was spent for it, and `authorization` is what the first
+   * request saw. The route must answer it without doing the paid work again (B-guard-5).
+   */
+  replayed?: true
 }
 
 /** Options shared by every guard, whatever the framework. */
@@ -35,6 +41,14 @@ export interface RouteGuardOptions {
    * regard to case. Default `idempotency-key`; `false` turns it off (every request spends).
    */
   idempotencyHeader?: string | false
+  /**
+   * What a guard with `points` does with a replay, a request whose idempotency key was already spent
+   * by an earlier request of the session (B-guard-5). `'refuse'` (default): answer 409
+   * `{error: 'idempotency_replay', detail}` and do not run the route, so that one payment never
+   * buys the route twice. `'pass'`: run the route with `replayed: true` on the verified session,
+   * for an app that answers replays itself (from a stored response); nothing is spent either way.
+   */
+  replays?: 'refuse' | 'pass'
 }
 
 /** Options of the guard that requires a current authorization. */
@@ -63,11 +77,20 @@ export type RouteGuardResult =
       error?: unknown
     }
 
+/** The request line a guard binds an idempotency key to (B-guard-5). */
+export interface GuardedRequest {
+  /** The request's method, e.g. `POST` (compared in upper case). */
+  method: string
+  /** The request's path as the app received it, without the query string, e.g. `/api/export`. */
+  path: string
+}
+
 /**
  * A guard: reads a request header by its lower-case name (`undefined` when absent) and decides.
- * It never throws.
+ * `request` names the route a key of a guard with points is bound to: without it, every route
+ * counts as the same one. It never throws.
  */
-export type RouteGuard = (header: (name: string) => string | undefined) => Promise<RouteGuardResult>
+export type RouteGuard = (header: (name: string) => string | undefined, request?: GuardedRequest) => Promise<RouteGuardResult>
 
 /** The longest request id accepted in the idempotency header: the key's prefix takes the rest of 128. */
 export const MAX_REQUEST_ID_LENGTH = 99
@@ -81,6 +104,12 @@ function answer(status: number, body: unknown, extra: Record<string, string> = {
 const NO_TOKEN = answer(401, errorBody('Authorization: Bearer <session token> is required'), { 'www-authenticate': 'Bearer' })
 const UNKNOWN_SESSION = answer(401, errorBody('Session is unknown or has expired'), { 'www-authenticate': 'Bearer' })
 
+/** The 409 of B-guard-5: the key was spent by an earlier request; the route does not run again. */
+const REPLAYED = answer(409, {
+  error: 'idempotency_replay',
+  detail: 'This Idempotency-Key was already used by an earlier request of this session; the request was not run again',
+})
+
 const PURCHASE_DETAIL = {
   need_purchase: 'A purchase is needed: no current authorization',
   insufficient_points: 'Not enough points left for this request',
@@ -91,8 +120,8 @@ const PURCHASE_DETAIL = {
  * (B-guard-1, B-guard-2); with `authorization: true`, also a current authorization, spending
  * `points` per request when given (B-guard-3…5).
  *
- * @throws ScanAuthError `invalid_options` for `points` that is not a positive integer or an
- *   `idempotencyHeader` that is not a header name.
+ * @throws ScanAuthError `invalid_options` for `points` that is not a positive integer, an
+ *   `idempotencyHeader` that is not a header name, or `replays` other than `'refuse'` or `'pass'`.
  */
 export function createRouteGuard(auth: ScanAuth, options: AuthorizationGuardOptions & { authorization: boolean }): RouteGuard {
   const { authorization: needsAuthorization, points } = options
@@ -104,13 +133,17 @@ export function createRouteGuard(auth: ScanAuth, options: AuthorizationGuardOpti
     throw new ScanAuthError('invalid_options', 'route guard: idempotencyHeader must be a header name, or false')
   }
   const keyHeaderName = keyHeader === false ? false : keyHeader.toLowerCase()
+  const replays = options.replays ?? 'refuse'
+  if (replays !== 'refuse' && replays !== 'pass') {
+    throw new ScanAuthError('invalid_options', "route guard: replays must be 'refuse' or 'pass'")
+  }
   const base = normalizeBase(options.basePath ?? '/auth')
   const plansUrl = `${base}/plans`
   // The 402 of B-guard-3: the request would succeed once the user buys; the plans say what to buy.
   const purchase = (status: 'need_purchase' | 'insufficient_points') =>
     answer(402, { status, plans_url: plansUrl, detail: PURCHASE_DETAIL[status] })
 
-  return async function guard(header) {
+  return async function guard(header, request) {
     const token = bearerOf(header('authorization'))
     if (token === undefined) return NO_TOKEN
     try {
@@ -126,15 +159,26 @@ export function createRouteGuard(auth: ScanAuth, options: AuthorizationGuardOpti
       if (requestId !== undefined && (requestId === '' || requestId.length > MAX_REQUEST_ID_LENGTH)) {
         return answer(400, errorBody(`${keyHeaderName as string} must be 1 to ${MAX_REQUEST_ID_LENGTH} characters`))
       }
-      const idempotencyKey = requestId === undefined ? undefined : `guard:${sessionTag(token)}:${requestId}`
-      const spent = await auth.consume({ sessionToken: token, points, idempotencyKey })
-      if (spent.status !== 'ok') return purchase(spent.status)
-      return { ok: true, session: { ...session, authorization: spent.authorization } }
+      if (requestId === undefined) {
+        const spent = await auth.consume({ sessionToken: token, points })
+        return spent.status === 'ok' ? { ok: true, session: { ...session, authorization: spent.authorization } } : purchase(spent.status)
+      }
+      // The key is the session's own, and bound to the route: the same key on another route or with
+      // other points is a conflict (409), never a second request served for one payment.
+      const scope = request === undefined ? '' : `${request.method.toUpperCase()} ${request.path}`
+      const idempotencyKey = `guard:${sessionTag(token)}:${requestId}`
+      const { result, replayed } = await auth.consumeForRequest({ sessionToken: token, points, idempotencyKey, scope })
+      if (result.status !== 'ok') return purchase(result.status)
+      if (!replayed) return { ok: true, session: { ...session, authorization: result.authorization } }
+      if (replays === 'pass') return { ok: true, session: { ...session, authorization: result.authorization, replayed: true } }
+      return REPLAYED
     } catch (error) {
       // A ScanAuthError is an answer (401 for a session ended meanwhile, 409 for a key reused with
-      // other points, 503 conflict); anything else is a failure nobody outside may see (B-guard-6).
+      // other points or on another route, 503 conflict); anything else is a failure nobody outside may
+      // see (B-guard-6).
       if (error instanceof ScanAuthError) {
-        return answer(error.status, errorBody(error.message), error.code === 'unauthorized' ? { 'www-authenticate': 'Bearer' } : {})
+        if (error.code === 'unauthorized') return answer(401, errorBody(error.message), { 'www-authenticate': 'Bearer' })
+        return answer(error.status, { error: error.code, detail: error.message })
       }
       return { ok: false, response: { status: 500, headers: { ...JSON_HEADERS }, body: errorBody('Internal error') }, error }
     }

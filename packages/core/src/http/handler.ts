@@ -14,8 +14,10 @@
  * - `POST consume` `{points?}` with the Bearer token → `{status, authorization?}`; 401.
  * - `POST logout` with the Bearer token → 204, the session ended; 401 for an unknown or ended one.
  * - `GET plans` → `[{id, description, amount_fen, grant}]`, the catalog (empty without payments).
- * - `POST purchase` `{scene, plan}`, or `{plan}` with the Bearer token → `{order_id, code_url, amount_fen,
- *   expires_at}`; 404 unknown plan or scene, 409 a scene not scanned yet, 502 when the payment service fails.
+ * - `POST purchase` `{scene, plan}` (with `X-Scanauth-Poll-Secret` for a scene that has one), or `{plan}`
+ *   with the Bearer token → `{order_id, code_url, amount_fen, expires_at}`; 404 unknown plan or scene,
+ *   403 without the scene's poll secret, 409 a scene not scanned yet or no longer serving a purchase,
+ *   429 over a purchase limit, 502 when the payment service fails.
  * - `GET order?id=` with the buyer's Bearer token → `{order_id, status, plan, amount_fen, expires_at, paid_at}`.
  * - `GET confirm?ticket=` and `POST confirm` (with `confirm: 'link'`): the confirm page, HTML for the
  *   scanner's phone, behind WeChat web OAuth (B-confirm-6…12).
@@ -37,7 +39,7 @@ import { parseInput } from '../validation'
 import { bearerToken, headerValue, jsonObjectBody, queryParser } from './request'
 import { DEFAULT_HEARTBEAT_MS, EVENT_STREAM_HEADERS, nextStep, statusEvents } from './events'
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './types'
-import { consumeBody, createSceneBody, errorBody, orderBody, plansBody, purchaseBody, sessionBody, statusBody } from './wire'
+import { consumeBody, createSceneBody, detailOf, errorBody, isUpstreamFailure, orderBody, plansBody, purchaseBody, sessionBody, statusBody } from './wire'
 import { consumeRequest, createSceneRequest, eventsQuery, orderQuery, purchaseRequest, statusQuery } from './wire-schemas'
 import { decideOnConfirmPage, openConfirmPage } from './confirm-routes'
 import { OPENAPI_PATH, openApiResponse } from './openapi'
@@ -149,9 +151,15 @@ const ROUTES: Record<string, { GET?: Route; POST?: Route }> = {
   '/purchase': {
     POST: async (request, { auth, maxBodyBytes }) => {
       const body = parseInput(purchaseRequest, jsonObjectBody(request, maxBodyBytes))
-      // The need_purchase device holds no usable session: it names its scene. Anyone else presents a session.
-      if (body.scene !== undefined) return purchaseBody(await auth.purchase({ sceneStr: body.scene, plan: body.plan }))
-      return purchaseBody(await auth.purchase({ sessionToken: requireBearer(request), plan: body.plan }))
+      // Purchases are limited per address as scenes are (B-rate-11); an empty address is no address.
+      const address = request.clientAddress
+      const clientAddress = address === '' ? undefined : address
+      // The need_purchase device holds no usable session: it names its scene, with the scene's poll
+      // secret when it has one (B-order-13). Anyone else presents a session.
+      if (body.scene !== undefined) {
+        return purchaseBody(await auth.purchase({ sceneStr: body.scene, pollSecret: pollSecretOf(request), plan: body.plan, clientAddress }))
+      }
+      return purchaseBody(await auth.purchase({ sessionToken: requireBearer(request), plan: body.plan, clientAddress }))
     },
   },
   '/order': {
@@ -280,8 +288,9 @@ export function createHttpHandler(auth: ScanAuth, options: HttpHandlerOptions = 
       if (body instanceof EventStream) return { status: 200, headers: { ...EVENT_STREAM_HEADERS }, events: body.events }
       return respond(200, body)
     } catch (error) {
-      // A long poll ended by the client going away is no failure, and nobody reads the answer.
-      if (!(error instanceof ScanAuthError) && request.signal?.aborted !== true) options.onError?.(error, request)
+      // A long poll ended by the client going away is no failure, and nobody reads the answer. A
+      // failure of a service we call is reported too: its own text goes only there (detailOf).
+      if ((!(error instanceof ScanAuthError) || isUpstreamFailure(error)) && request.signal?.aborted !== true) options.onError?.(error, request)
       return errorResponse(error)
     }
   }
@@ -302,5 +311,5 @@ function errorResponse(error: unknown, headers: Record<string, string> = {}): Ht
   const extra: Record<string, string> = answer.code === 'unauthorized' ? { 'www-authenticate': 'Bearer', ...headers } : headers
   // A 429 says when to come back (B-rate-8), in whole seconds as RFC 9110 writes it.
   if (answer.retryAfterSeconds !== undefined) extra['retry-after'] = String(answer.retryAfterSeconds)
-  return respond(answer.status, errorBody(answer.message), extra)
+  return respond(answer.status, errorBody(detailOf(answer)), extra)
 }

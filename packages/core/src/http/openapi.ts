@@ -31,6 +31,7 @@ import {
   plansAnswer,
   pollSecretHeader,
   purchaseAnswer,
+  purchasePollSecretHeader,
   purchaseRequest,
   sessionAnswer,
   statusAnswer,
@@ -137,9 +138,10 @@ const ERROR_MEANING: Record<number, string> = {
   403: 'Refused',
   404: 'Not found',
   409: 'Conflict; nothing was changed',
-  429: 'A rate limit (B-rate-1…9); nothing was changed. Try again after `Retry-After` seconds',
+  415: 'The body is not sent as `Content-Type: application/json` (B-wire-6); nothing was read or changed',
+  429: 'A rate limit (B-rate-1…12); nothing was changed. Try again after `Retry-After` seconds',
   500: 'An unexpected failure (a store that failed, a bug); `detail` is `Internal error` and reveals nothing',
-  502: 'A service scanauth depends on failed; nothing chargeable was opened twice. The request may be repeated',
+  502: 'A service scanauth depends on failed; `detail` says so in our words (B-wire-5), nothing chargeable was opened twice. The request may be repeated',
   503: 'Too many concurrent changes to one scene or user (B-conc-2); nothing was changed, try again',
 }
 
@@ -221,7 +223,7 @@ function paths(): Record<string, Json> {
         requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref(createSceneRequest) } } },
         responses: {
           '200': jsonAnswer('The scene and its code.', createSceneAnswer),
-          ...errorAnswers(['invalid_request', 'rate_limited', 'qr_creation_failed', 'conflict']),
+          ...errorAnswers(['invalid_request', 'unsupported_media_type', 'rate_limited', 'qr_creation_failed', 'conflict']),
         },
       },
     },
@@ -291,7 +293,7 @@ function paths(): Record<string, Json> {
         requestBody: { required: false, content: { [JSON_TYPE]: { schema: ref(consumeRequest) } } },
         responses: {
           '200': jsonAnswer('What the use did: `ok`, `need_purchase` or `insufficient_points`.', consumeAnswer),
-          ...errorAnswers(['invalid_request', 'unauthorized', 'conflict']),
+          ...errorAnswers(['invalid_request', 'unsupported_media_type', 'unauthorized', 'conflict']),
         },
       },
     },
@@ -325,8 +327,9 @@ function paths(): Record<string, Json> {
         tags: ['payments'],
         summary: 'Open an order and get the code to pay with',
         description:
-          'Two bodies (B-order-2): `{scene, plan}` for the device whose poll answered `need_purchase` (no Bearer token; the user the scan bound buys, and the device learns of the payment on its poll or stream), or `{plan}` with the Bearer token of a live session, whose user buys.',
+          'Two bodies (B-order-2): `{scene, plan}` for the device whose poll answered `need_purchase` (no Bearer token; the user the scan bound buys, and the device learns of the payment on its poll or stream; while the scene answers `need_purchase` or within 10 minutes of its scan, B-order-12, and with its poll secret when it has one, B-order-13), or `{plan}` with the Bearer token of a live session, whose user buys. A purchase replaces only the open orders of the same scene, or of the user\'s sessions (B-order-4). Purchases are limited per user and per client address (B-rate-10…12).',
         security: [{}, ...BEARER],
+        parameters: [headerParameter('X-Scanauth-Poll-Secret', purchasePollSecretHeader)],
         requestBody: {
           required: true,
           content: {
@@ -343,12 +346,16 @@ function paths(): Record<string, Json> {
           '200': jsonAnswer('The order and the code to pay with.', purchaseAnswer),
           ...errorAnswers([
             'invalid_request',
+            'unsupported_media_type',
             'unauthorized',
             'payments_not_configured',
             'plan_not_found',
+            'poll_secret_required',
             'scene_not_found',
             'scene_not_scanned',
+            'scene_not_purchasable',
             'purchase_in_progress',
+            'rate_limited',
             'payment_provider_failed',
             'conflict',
           ]),

@@ -67,12 +67,40 @@ function longerThan(text: string, maxBytes: number): boolean {
   return text.length > maxBytes || new TextEncoder().encode(text).byteLength > maxBytes
 }
 
+/** `application/json` or `application/<anything>+json`, with any parameters (RFC 6839). */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json[ \t]*(?:;|$)/i
+
+/** Whether a request carries a body: raw bytes or text that is not empty, or anything a body parser made. */
+function hasBody(body: unknown): boolean {
+  if (body === undefined || body === null) return false
+  if (body instanceof Uint8Array) return body.byteLength > 0
+  if (typeof body === 'string') return body.trim() !== ''
+  // A parser's empty object is what it makes of no body at all (Koa's bodyparser does).
+  return typeof body !== 'object' || Object.keys(body).length > 0
+}
+
+/**
+ * Whether a request's body may be read as JSON (B-wire-6): its content type says JSON. Without a
+ * content type, raw bytes (what a server reads off the socket) are refused, as a browser sends a
+ * typeless Blob; text or an object passes, as only code calling the handler gives those without one.
+ */
+function isJsonBody(request: HttpRequest): boolean {
+  const type = headerValue(request, 'content-type')
+  if (type !== undefined) return JSON_MEDIA_TYPE.test(type)
+  return !(request.body instanceof Uint8Array)
+}
+
 /**
  * The JSON object in the body. Raw bodies are decoded (UTF-8) and parsed; an empty body is `{}`;
- * an object already parsed by a body parser is taken as is.
+ * an object already parsed by a body parser is taken as is. A body whose content type is not JSON
+ * is `unsupported_media_type` (415), whatever parsed it (B-wire-6): a browser sends `text/plain`
+ * and forms across sites without asking, `application/json` only after a CORS preflight.
  */
 export function jsonObjectBody(request: HttpRequest, maxBytes: number): Record<string, unknown> {
   let body = request.body
+  if (hasBody(body) && !isJsonBody(request)) {
+    throw new ScanAuthError('unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json')
+  }
   if (body instanceof Uint8Array) {
     if (body.byteLength > maxBytes) throw new ScanAuthError('invalid_request', 'Request body is too large')
     body = UTF8.decode(body)

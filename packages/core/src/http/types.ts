@@ -29,8 +29,9 @@ export interface HttpRequest {
   signal?: AbortSignal
   /**
    * The client's address, as the framework determined it (Express `req.ip`, Koa `ctx.ip`, which
-   * follow `X-Forwarded-For` only when the app trusts its proxy). `create_scene` is limited per
-   * address (docs/behaviour.md, B-rate-5); absent or empty, only the other limits apply.
+   * follow `X-Forwarded-For` only when the app trusts its proxy). `create_scene` and `purchase` are
+   * limited per address (docs/behaviour.md, B-rate-5, B-rate-11); absent or empty, only the other
+   * limits apply.
    */
   clientAddress?: string
 }
@@ -87,7 +88,9 @@ export interface HttpHandlerOptions {
   openapi?: boolean
   /**
    * Called with every unexpected error (a store failure, a bug) before the handler answers 500
-   * `{detail: 'Internal error'}`, so the app can log it. `ScanAuthError`s are answers, not reported.
+   * `{detail: 'Internal error'}`, so the app can log it, and with every failure of a service scanauth
+   * calls (`qr_creation_failed`, `payment_provider_failed`: 502), whose own text (it may name the
+   * server's address) goes only here, never into the answer. Other `ScanAuthError`s are answers, not reported.
    */
   onError?(error: unknown, request: HttpRequest): void
   /**

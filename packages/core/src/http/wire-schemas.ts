@@ -95,6 +95,12 @@ export const pollSecretHeader = wire(z.string(), {
     'The `poll_secret` that `create_scene` answered, when the scene has one (`requirePollSecret`, B-secret-1): an `authorized` answer, the one that carries the session token, is given only with it (B-secret-2). Any other answer goes to anyone.',
 })
 
+/** The `X-Scanauth-Poll-Secret` header of `purchase` by scene (B-order-13). */
+export const purchasePollSecretHeader = wire(z.string(), {
+  description:
+    'With `{scene, plan}`: the `poll_secret` that `create_scene` answered for that scene, when it has one (`requirePollSecret`). A purchase through such a scene is made only with it (B-order-13); without it, 403.',
+})
+
 /** The `Last-Event-ID` header of `events`: the status a reconnecting client last saw. */
 export const lastEventIdHeader = wire(z.string(), {
   description:
@@ -127,7 +133,7 @@ export const purchaseRequest = wire(
     plan: wire(requiredString(PLAN_REQUIRED), { description: 'The `id` of a plan from `GET plans`.' }),
     scene: wire(requiredString('scene must be a scene_str').optional(), {
       description:
-        'The `scene_str` of a scene a scan bound to a user (its poll answered `need_purchase`): that user buys, and the device learns of the payment on the same poll or stream. Without it, the request must carry the Bearer token of a live session, whose user buys.',
+        'The `scene_str` of a scene a scan bound to a user (its poll answered `need_purchase`): that user buys, and the device learns of the payment on the same poll or stream. Only while the scene answers `need_purchase` or within 10 minutes of its scan (B-order-12). Without it, the request must carry the Bearer token of a live session, whose user buys.',
     }),
   }),
   {

@@ -6,6 +6,7 @@
 import type { ConsumeResult, CreateSceneResult, SessionInfo, StatusResult } from '../api'
 import type { OrderView, PlanView, PurchaseResult } from '../orders-api'
 import type { AuthorizationSummary } from '../views'
+import { ScanAuthError, type ScanAuthErrorCode } from '../errors'
 import type {
   AuthorizationSummaryAnswer,
   ConsumeAnswer,
@@ -77,6 +78,27 @@ export function consumeBody(r: ConsumeResult, purchaseUrl?: string): ConsumeAnsw
 /** Every error: `{detail}`. */
 export function errorBody(detail: string): ErrorAnswer {
   return { detail }
+}
+
+/**
+ * What the answer to a failure of a service we call says, in our words. The service's own text
+ * (WeChat's `errmsg`, a transport error) may name the server's outbound address or internal hosts
+ * (40164 "invalid ip … not in whitelist"), so it goes only to `onError` and the log, with the
+ * error, never to the caller (docs/security.md, "Upstream errors").
+ */
+const UPSTREAM_DETAIL: Partial<Record<ScanAuthErrorCode, string>> = {
+  qr_creation_failed: 'The QR code could not be created: the messaging platform refused the request or could not be reached. Try again in a moment.',
+  payment_provider_failed: 'The payment service refused the request or could not be reached. Try again in a moment.',
+}
+
+/** Whether `error` is a failure of a service we call (a 502), which `onError` is told about. */
+export function isUpstreamFailure(error: unknown): error is ScanAuthError {
+  return error instanceof ScanAuthError && error.status === 502
+}
+
+/** The `detail` an error answer carries: the error's message, or our own words for an upstream failure. */
+export function detailOf(error: ScanAuthError): string {
+  return UPSTREAM_DETAIL[error.code] ?? error.message
 }
 
 /** GET plans, 200: the catalog in its order (docs/behaviour.md, B-order-1). Amounts in fen. */

@@ -9,6 +9,7 @@ import type { CommitLoop } from '../commit-loop'
 import { ScanAuthError } from '../errors'
 import type { ScanAuthHooks } from '../options'
 import type { ResolvedPayments } from '../payment-options'
+import type { PurchaseLimiter } from '../rate-limiter'
 import type { OrderRecord } from '../records'
 import type { Store } from '../store'
 
@@ -26,6 +27,8 @@ export interface OrderContext {
   callHook(call: () => void): void
   /** The service's revocation, for a full refund (B-order-9). */
   revokeAuthorization: ScanAuth['revokeAuthorization']
+  /** The purchase limits of `rateLimits` (B-rate-10…12), counted in the store. */
+  limitPurchase: PurchaseLimiter
 }
 
 /** Whether a store has the three order methods. */

@@ -1,20 +1,22 @@
 /**
- * Opening an order (docs/behaviour.md, B-order-2…4): find the buyer, reuse the open order of the
- * same plan and scene or close the user's other open orders at the payment service, then open a new
- * one and ask the service for its code. Nothing reaches the service before the input checks pass.
+ * Opening an order (docs/behaviour.md, B-order-2…4, B-order-12, B-order-13): find the buyer, count
+ * the purchase (B-rate-10…12), reuse the open order of the same plan and scene or close the open
+ * orders this purchase replaces (the same scene's, or the same user's session orders) at the payment
+ * service, then open a new one and ask the service for its code. Nothing reaches the service before
+ * the input checks and the limits pass.
  *
  * @module
  */
 import type { PurchaseInput, PurchaseResult } from '../orders-api'
 import type { Plan, ProviderCloseResult, ProviderTransaction } from '../payments'
 import { ScanAuthError } from '../errors'
-import { isLiveSession } from '../operations/session'
-import { newOrderId, SCENE_STR_PATTERN } from '../random'
+import { newOrderId } from '../random'
 import type { OrderRecord } from '../records'
-import { isClosedState, isPaidState, markClosed, mayReuse, openOrder } from '../rules/orders'
+import { isClosedState, isPaidState, markClosed, mayReplace, mayReuse, openOrder } from '../rules/orders'
 import { SECOND } from '../rules/time'
 import { parseInput } from '../validation'
 import { iso } from '../views'
+import { findBuyer, type Buyer } from './buyer'
 import { updateOrder, type OrderContext } from './context'
 import { isPlanId, purchaseInput } from './validation'
 
@@ -26,24 +28,8 @@ const MAX_OPEN_ORDERS_PER_USER = 100
 
 /** The operation that opens orders. `applyPayment` settles an order found paid while closing it. */
 export function purchaseMethod(ctx: OrderContext, applyPayment: (report: ProviderTransaction) => Promise<unknown>) {
-  const { store, now, payments } = ctx
+  const { store, now, payments, limitPurchase } = ctx
   const { provider } = payments
-
-  /** The buyer's user id: the user a scan bound the scene to, or the user of a live session. */
-  async function buyerOf(input: { sceneStr?: string; sessionToken?: string }): Promise<{ userId: number; sceneStr: string | null }> {
-    if (input.sceneStr !== undefined) {
-      if (!SCENE_STR_PATTERN.test(input.sceneStr)) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
-      const { scene } = await store.load({ sceneStr: input.sceneStr })
-      if (scene === null) throw new ScanAuthError('scene_not_found', 'Scene does not exist')
-      if (scene.status !== 'authorized' || scene.userId === null) {
-        throw new ScanAuthError('scene_not_scanned', 'No scan has bound this scene to a user yet; scan the code first')
-      }
-      return { userId: scene.userId, sceneStr: scene.sceneStr }
-    }
-    const { session } = await store.load({ sessionToken: input.sessionToken })
-    if (!isLiveSession(session, now())) throw new ScanAuthError('unauthorized', 'Session is unknown or has expired')
-    return { userId: session.userId, sceneStr: null }
-  }
 
   /** Asks the provider, turning its failure into `payment_provider_failed` (502) with the reason. */
   async function askProvider<T>(what: string, call: () => Promise<T>): Promise<T> {
@@ -57,7 +43,8 @@ export function purchaseMethod(ctx: OrderContext, applyPayment: (report: Provide
 
   /**
    * Closes an open order that this purchase replaces (B-order-4), at the service first and then
-   * here, so that the payer can never pay two codes. One found paid meanwhile is applied instead.
+   * here, so that the payer can never pay both codes of one device. One found paid meanwhile is
+   * applied instead.
    */
   async function closeReplaced(order: OrderRecord): Promise<void> {
     let closed: ProviderCloseResult
@@ -77,7 +64,7 @@ export function purchaseMethod(ctx: OrderContext, applyPayment: (report: Provide
   /**
    * A close the service refused: an order whose opening never reached it (unknown there) or that it
    * closed already needs no closing, and one it reports paid is applied; any other refusal blocks
-   * the new order, so that two codes of one user are never payable at once (B-order-4).
+   * the new order, so that a replaced code and its replacement are never payable at once (B-order-4).
    */
   async function afterFailedClose(order: OrderRecord, error: unknown): Promise<ProviderCloseResult> {
     const known = await askProvider('query a replaced order', () => provider.queryOrder(order.outTradeNo))
@@ -93,10 +80,14 @@ export function purchaseMethod(ctx: OrderContext, applyPayment: (report: Provide
     return { orderId: order.outTradeNo, codeUrl, amountFen: order.amountFen, expiresAt: iso(order.expiresAt) }
   }
 
-  async function openOrReuse(plan: Plan, buyer: { userId: number; sceneStr: string | null }): Promise<PurchaseResult> {
-    const open = await store.listOpenOrders({ userId: buyer.userId, limit: MAX_OPEN_ORDERS_PER_USER })
+  async function openOrReuse(plan: Plan, buyer: Buyer): Promise<PurchaseResult> {
+    // A scene's purchase reads that scene's orders only; a session's, the user's (B-order-4).
+    const query = buyer.sceneStr === null ? { userId: buyer.userId } : { userId: buyer.userId, sceneStr: buyer.sceneStr }
+    const open = await store.listOpenOrders({ ...query, limit: MAX_OPEN_ORDERS_PER_USER })
     let reuse: OrderRecord | null = null
     for (const order of open) {
+      // Another scene's order, which another device shows, or a session's stays open and payable.
+      if (!mayReplace(order, buyer.sceneStr)) continue
       if (reuse === null && mayReuse(order, plan, buyer.sceneStr, now())) reuse = order
       else await closeReplaced(order)
     }
@@ -109,10 +100,13 @@ export function purchaseMethod(ctx: OrderContext, applyPayment: (report: Provide
   }
 
   return async function purchase(input: PurchaseInput): Promise<PurchaseResult> {
-    const { sceneStr, sessionToken, plan: planId } = parseInput(purchaseInput, input)
+    const { sceneStr, pollSecret, sessionToken, plan: planId, clientAddress } = parseInput(purchaseInput, input)
     const plan = isPlanId(planId) ? payments.plans.find((p) => p.id === planId) : undefined
     if (plan === undefined) throw new ScanAuthError('plan_not_found', `No plan with id ${JSON.stringify(planId)}`)
-    const buyer = await buyerOf({ sceneStr, sessionToken })
+    const buyer = await findBuyer(store, { sceneStr, pollSecret, sessionToken }, now())
+    // Counted once the buyer may buy, before the lock and the service: a refused call opens, closes
+    // and stores nothing, and a stranger refused above spends none of the buyer's purchases (B-rate-12).
+    await limitPurchase({ userId: buyer.userId, clientAddress })
     // One purchase per user at a time: two taps must not open two chargeable orders (B-order-3).
     const lock = `purchase:${buyer.userId}`
     const at = now()

@@ -6,14 +6,17 @@
  */
 import { z } from 'zod'
 import { PLAN_ID_PATTERN } from '../payment-options'
-import { wellFormedString } from '../validation'
+import { identifier, wellFormedString } from '../validation'
 
 const planId = z.string({ error: 'plan must be a string' }).min(1, { error: 'plan is required' }).max(64, { error: 'plan must be at most 64 characters' })
+// The address is checked as scene creation's is (B-rate-5); the poll secret is only compared with the scene's digest.
+const clientAddress = identifier('clientAddress').optional()
+const pollSecret = z.string({ error: 'pollSecret must be a string' }).max(512, { error: 'pollSecret is too long' }).optional()
 
 export const purchaseInput = z.union(
   [
-    z.object({ sceneStr: wellFormedString('scene').min(1, { error: 'scene is required' }), sessionToken: z.undefined().optional(), plan: planId }),
-    z.object({ sessionToken: wellFormedString('sessionToken').min(1, { error: 'sessionToken is required' }), sceneStr: z.undefined().optional(), plan: planId }),
+    z.object({ sceneStr: wellFormedString('scene').min(1, { error: 'scene is required' }), pollSecret, sessionToken: z.undefined().optional(), plan: planId, clientAddress }),
+    z.object({ sessionToken: wellFormedString('sessionToken').min(1, { error: 'sessionToken is required' }), sceneStr: z.undefined().optional(), pollSecret: z.undefined().optional(), plan: planId, clientAddress }),
   ],
   { error: 'purchase needs a plan and exactly one of scene or a session' },
 )

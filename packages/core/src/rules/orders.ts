@@ -1,12 +1,45 @@
 /**
- * The rules of orders (docs/behaviour.md, B-order-1…10), as pure functions of the stored order, what
- * the payment service reported, and `now`. No I/O, no clock: the service in `orders/` loads, asks
- * these, then writes and talks to the provider.
+ * The rules of orders (docs/behaviour.md, B-order-1…13), as pure functions of the stored order, the
+ * scene and user a purchase goes through, what the payment service reported, and `now`. No I/O, no
+ * clock: the service in `orders/` loads, asks these, then writes and talks to the provider.
  */
 import type { PaymentRejection } from '../orders-api'
 import type { PaymentMerchant, Plan, ProviderRefund, ProviderTransaction } from '../payments'
-import type { OrderRecord } from '../records'
+import type { OrderRecord, SceneRecord, UserAggregate } from '../records'
+import { draftOf, findCurrent, runActivationStep } from './authorizations'
 import { hasPassed, DAY, SECOND } from './time'
+
+/**
+ * How long after its scan a scene may buy whatever its user holds (B-order-12): the device that
+ * polled `need_purchase` a moment ago may still be showing the plans when a payment elsewhere (or
+ * a grant) gives the user access. Ten minutes is a person choosing a plan and paying, twice over;
+ * after that, a scene whose user has access serves a signed-in device, which buys with its session.
+ */
+export const SCENE_PURCHASE_WINDOW_MS = 10 * 60 * SECOND
+
+/** Whether `scene` was scanned less than {@link SCENE_PURCHASE_WINDOW_MS} ago (B-expiry-1's boundary). */
+export function isWithinScenePurchaseWindow(scene: Pick<SceneRecord, 'authorizedAt'>, now: number): boolean {
+  return scene.authorizedAt !== null && !hasPassed(scene.authorizedAt + SCENE_PURCHASE_WINDOW_MS, now)
+}
+
+/**
+ * Whether a poll of a scene bound to `user` would answer `need_purchase` (B-poll-4): no user, or no
+ * current authorization once the activation step has run. Decided, never written: the next poll
+ * commits what the step changes (D-read-commits).
+ */
+export function needsPurchase(user: UserAggregate | null, now: number): boolean {
+  if (user === null) return true
+  return findCurrent(runActivationStep(user.authorizations.map(draftOf), now), now).current === null
+}
+
+/**
+ * Whether a purchase through `sceneStr` (null: with a session) replaces the open `order` (B-order-4):
+ * only an order opened the same way, through the same scene or with a session. An order of another
+ * scene, which another device shows, or of a session is never closed by a scene's purchase.
+ */
+export function mayReplace(order: OrderRecord, sceneStr: string | null): boolean {
+  return order.status === 'open' && order.sceneStr === sceneStr
+}
 
 /**
  * An open order is reused for a new purchase only while at least this much of its payment window is

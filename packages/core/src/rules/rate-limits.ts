@@ -1,7 +1,7 @@
 /**
- * The rate limits as pure functions (docs/behaviour.md, B-rate-1…9): fixed windows, the counter keys
- * scene creation counts under, and the decision with its `Retry-After`. No I/O and no clock reads:
- * `rate-limiter.ts` and `poll-ceiling.ts` count and throw.
+ * The rate limits as pure functions (docs/behaviour.md, B-rate-1…12): fixed windows, the counter keys
+ * scene creation and purchases count under, and the decision with its `Retry-After`. No I/O and no
+ * clock reads: `rate-limiter.ts` and `poll-ceiling.ts` count and throw.
  */
 import { SECOND } from './time'
 
@@ -48,10 +48,13 @@ export function isWithin(count: number, limit: number): boolean {
 /** What scene creation counts: the device, the client address, the account's daily QR code budget. */
 export type SceneLimitKind = 'device' | 'address' | 'budget'
 
-/** One counter to increment for a scene creation, and the limit it is held to. */
-export interface CounterCheck {
+/** What a purchase counts (B-rate-10, B-rate-11): the buyer and the client address. */
+export type PurchaseLimitKind = 'purchase_user' | 'purchase_address'
+
+/** One counter to increment for a scene creation (or, with `K`, a purchase), and the limit it is held to. */
+export interface CounterCheck<K extends string = SceneLimitKind> {
   /** Which limit. */
-  kind: SceneLimitKind
+  kind: K
   /** The store counter key (opaque to the store, at most 512 characters: subjects are at most 128). */
   key: string
   /** Calls allowed in the window. */
@@ -106,10 +109,40 @@ export function sceneChecks(input: { deviceId: string; clientAddress: string | u
   return { first, budget }
 }
 
+/** The settings of the purchase limits; `false` turns one off. */
+export interface PurchaseLimits {
+  /** Purchases per buyer, whether by scene or by session (B-rate-10). */
+  purchasesPerUser: WindowLimit | false
+  /** Purchases per client address (B-rate-11). */
+  purchasesPerAddress: WindowLimit | false
+}
+
+/** The key of a purchase counter: the limit, the window's start, then the subject (see {@link counterKey}). */
+export function purchaseCounterKey(kind: PurchaseLimitKind, window: Window, subject: string): string {
+  return `ratelimit:purchase:${kind === 'purchase_user' ? 'user' : 'address'}:${window.start}:${subject}`
+}
+
+/**
+ * The counters to increment before a purchase may go on to the payment service (B-rate-10…12): the
+ * buyer's and, when the caller gave one, the client address's (an IPv6 address as its /64, as for
+ * scene creation, B-rate-5), counted together. A limit turned off has no counter.
+ */
+export function purchaseChecks(input: { userId: number; clientAddress: string | undefined; now: number; limits: PurchaseLimits }): CounterCheck<PurchaseLimitKind>[] {
+  const { userId, clientAddress, now, limits } = input
+  const checks: CounterCheck<PurchaseLimitKind>[] = []
+  const per = (kind: PurchaseLimitKind, setting: WindowLimit, subject: string) => {
+    const window = windowOf(now, setting.windowSeconds)
+    checks.push({ kind, key: purchaseCounterKey(kind, window, subject), limit: setting.limit, window })
+  }
+  if (limits.purchasesPerUser !== false) per('purchase_user', limits.purchasesPerUser, String(userId))
+  if (limits.purchasesPerAddress !== false && clientAddress !== undefined) per('purchase_address', limits.purchasesPerAddress, addressSubject(clientAddress))
+  return checks
+}
+
 /** A refusal: the limits that refused, and how long until all of them let a call through. */
-export interface Refusal {
+export interface Refusal<K extends string = SceneLimitKind> {
   /** The kinds that refused, in check order. */
-  kinds: SceneLimitKind[]
+  kinds: K[]
   /** The longest wait among them (B-rate-8), whole seconds, at least 1. */
   retryAfterSeconds: number
 }
@@ -118,7 +151,7 @@ export interface Refusal {
  * Decides from the counts the store answered (`counts[i]` for `checks[i]`): null when every check
  * allows the call, otherwise the refusal (B-rate-3, B-rate-8).
  */
-export function decide(checks: readonly CounterCheck[], counts: readonly number[], now: number): Refusal | null {
+export function decide<K extends string>(checks: readonly CounterCheck<K>[], counts: readonly number[], now: number): Refusal<K> | null {
   const refusing = checks.filter((check, i) => !isWithin(counts[i] as number, check.limit))
   if (refusing.length === 0) return null
   return {

@@ -55,6 +55,7 @@ export function instrument(auth: ScanAuth, telemetry: Telemetry): ScanAuth {
     decideConfirmation: (input) => telemetry.operation(SPAN.confirm, () => auth.decideConfirmation(input), describeConfirmation),
     grant: (input) => telemetry.operation(SPAN.grant, () => auth.grant(input), describeAuthorization),
     consume: (input) => telemetry.operation(SPAN.consume, () => auth.consume(input), describeConsume),
+    consumeForRequest: (input) => telemetry.operation(SPAN.consume, () => auth.consumeForRequest(input), (r, span, t) => describeConsume(r.result, span, t)),
     revokeAuthorization: (input) => telemetry.operation(SPAN.revoke, () => auth.revokeAuthorization(input), describeAuthorization),
     purchase: (input) =>
       telemetry.operation(

@@ -25,7 +25,7 @@ export const ATTR = {
   result: 'scanauth.result',
   /** The status a poll or a wait answered. */
   status: 'scanauth.status',
-  /** Which limit refused a call (`device`, `address`, `budget`, `poll`), with `error.type` `rate_limited`. */
+  /** Which limit refused a call (`device`, `address`, `budget`, `poll`, `purchase_user`, `purchase_address`), with `error.type` `rate_limited`. */
   limit: 'scanauth.limit',
   /** A failure's `ScanAuthError` code, or the class name of an unexpected error. */
   errorType: 'error.type',

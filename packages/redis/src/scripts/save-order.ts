@@ -1,8 +1,9 @@
 /**
  * The save-order script (`Store.saveOrder`): checks an order write's expectation and, when it
- * holds, replaces the order's hash and keeps the three open-order indexes in step, in one atomic
- * step of the server. It knows the key layout (`keys.ts`) and which fields the indexes are built
- * from; it knows nothing of what an order's statuses mean beyond "`open` is listed".
+ * holds, replaces the order's hash and keeps the three open-order indexes and the closed-order
+ * index in step, in one atomic step of the server. It knows the key layout (`keys.ts`) and which
+ * fields the indexes are built from; it knows nothing of what an order's statuses mean beyond
+ * "`open` is listed" and "`closed` is what a purge looks at".
  *
  * ```
  * KEYS[1]  <prefix>seq, to check the layout (like every script) and route the call to the
@@ -26,8 +27,12 @@
  * zero-padded to 16 digits>:<outTradeNo>` of every `open` order. The order's stored status,
  * userId, sceneStr and createdAt say where it is now: it is taken out of those indexes, then the
  * new order is filed by its own fields. So the indexes follow any update, even one that moved an
- * open order to another user or time, and an order that leaves `open` leaves them. Nothing here
- * sets a TTL: orders are the record of money taken and are never deleted.
+ * open order to another user or time, and an order that leaves `open` leaves them.
+ *
+ * The closed-order index (`<p>oc`) holds every `closed` order, score its `expiresAt` (the decimal
+ * string the client wrote, which Redis reads as the same double), member its outTradeNo: the
+ * purge script (`purge-orders.ts`) reads it up to the purge's cutoff. An order leaves it when it
+ * leaves `closed`. Nothing here sets a TTL: only a purge deletes an order.
  *
  * The `#!lua` line (Redis 7+) makes the server refuse the whole script up front when it is out of
  * memory rather than fail half-way; the checks come before the first write for the same reason.
@@ -51,6 +56,7 @@ if receiptId ~= '' and redis.call('EXISTS', receiptKey) == 1 then return 1 end
 -- 1. The expectation, before any write. An absent field is false in Lua, so an update of an
 --    order that does not exist fails the comparison too.
 local stored = redis.call('HMGET', key, 'version', 'status', 'userId', 'sceneStr', 'createdAt')
+local closedIndex = prefix .. 'oc'
 if op == 'i' then
   if redis.call('EXISTS', key) == 1 then return 0 end
 elseif op ~= 'u' then
@@ -74,6 +80,8 @@ end
 if stored[2] == 'open' then
   local old = member(stored[5])
   for _, index in ipairs(indexes(stored[3], stored[4])) do redis.call('ZREM', index, old) end
+elseif stored[2] == 'closed' then
+  redis.call('ZREM', closedIndex, outTradeNo)
 end
 
 -- 3. The order, whole: DEL first, so that a field the new order leaves out (a null) is gone.
@@ -82,10 +90,12 @@ for i = FIELDS, #ARGV, 2 do order[ARGV[i]] = ARGV[i + 1] end
 redis.call('DEL', key)
 redis.call('HSET', key, unpack(ARGV, FIELDS))
 
--- 4. Into the indexes of the new order while it is open.
+-- 4. Into the indexes of the new order while it is open, or the closed-order index while closed.
 if order.status == 'open' then
   local new = member(order.createdAt)
   for _, index in ipairs(indexes(order.userId, order.sceneStr)) do redis.call('ZADD', index, 0, new) end
+elseif order.status == 'closed' then
+  redis.call('ZADD', closedIndex, order.expiresAt, outTradeNo)
 end
 if receiptId ~= '' then redis.call('SET', receiptKey, '1', 'PX', receiptTtl) end
 return 1

@@ -3,7 +3,7 @@
  * parent side: forking a worker (testkit's `forkWorker`).
  */
 import { fileURLToPath } from 'node:url'
-import type { OrderRecord } from '../../src/orders'
+import type { OrderRecord } from '@scanauth/core'
 import { forkWorker, type WorkerHandle as GenericWorkerHandle, type WorkerReply } from '@scanauth/testkit'
 
 /** Settings every worker's `createScanAuth` uses. */

@@ -25,7 +25,10 @@ export interface GuardHostOptions {
  * given `{ auth, onError, basePath }`, and each answering 200 `{ route, scanauth }` with what the
  * guard placed on the request (`req.scanauth`, `ctx.state.scanauth`, the Fetch guard's value):
  * `GET /api/me` behind `requireSession`, `GET /api/paid` behind `requireAuthorization()` and
- * `POST /api/spend` behind `requireAuthorization({ points: 2 })` (`route` is `me`, `paid`, `spend`).
+ * `POST /api/spend` behind `requireAuthorization({ points: 2 })`, `POST /api/spend-again` behind the
+ * same (another route of the same price), `POST /api/spend-more` behind `requireAuthorization({ points: 3 })`
+ * and `POST /api/spend-replayable` behind `requireAuthorization({ points: 2, replays: 'pass' })`
+ * (`route` is the path's last segment: `me`, `paid`, `spend`, `spend-again`, …).
  * Resolves with the base URL (no trailing slash).
  */
 export type GuardHost = (auth: ScanAuth, options: GuardHostOptions) => Promise<string>
@@ -81,11 +84,20 @@ function expectPurchase(answer: JsonAnswer, status: 'need_purchase' | 'insuffici
   expect(answer.body).toEqual({ status, plans_url: plansUrl, detail: expect.any(String) })
 }
 
+/** The 409 of B-guard-5: a replayed key, the route not run. */
+function expectReplay(answer: JsonAnswer): void {
+  expect(answer.status).toBe(409)
+  expect(answer.headers.get('content-type')).toMatch(/^application\/json/)
+  expect(answer.headers.get('cache-control')).toBe('no-store')
+  expect(answer.body).toEqual({ error: 'idempotency_replay', detail: expect.any(String) })
+}
+
 /**
  * Registers the guard suite for one framework adapter: 401 with `WWW-Authenticate: Bearer` for a
  * missing, malformed, unknown, revoked or expired session; the verified session on the request; the
- * 402 `need_purchase` answer with the plans route; points spent once per request, idempotently per
- * `Idempotency-Key`, never below zero, never overspent by concurrent requests; and a store failure
+ * 402 `need_purchase` answer with the plans route; points spent once per request, never below zero,
+ * never overspent by concurrent requests; a replayed `Idempotency-Key` refused 409 (or let through
+ * marked `replayed` with `replays: 'pass'`), bound to its route and price; and a store failure
  * answered 500 and reported to `onError`. Real sockets; core only (MemoryStore, a manual clock).
  *
  * @param framework - Its name, for the test titles.
@@ -100,6 +112,9 @@ function expectPurchase(answer: JsonAnswer, status: 'need_purchase' | 'insuffici
  *   app.get('/api/me', requireSession({ auth, onError, basePath }), reply('me'))
  *   app.get('/api/paid', requireAuthorization({ auth, onError, basePath }), reply('paid'))
  *   app.post('/api/spend', requireAuthorization({ auth, onError, basePath, points: 2 }), reply('spend'))
+ *   app.post('/api/spend-again', requireAuthorization({ auth, onError, basePath, points: 2 }), reply('spend-again'))
+ *   app.post('/api/spend-more', requireAuthorization({ auth, onError, basePath, points: 3 }), reply('spend-more'))
+ *   app.post('/api/spend-replayable', requireAuthorization({ auth, onError, basePath, points: 2, replays: 'pass' }), reply('spend-replayable'))
  *   return serve(app)
  * }, { failingStore })
  * ```
@@ -189,30 +204,86 @@ export function describeRouteGuards(framework: string, host: GuardHost, options:
       expect((await post(`${url}/api/spend`, bearer(bob))).body.scanauth.authorization).toMatchObject({ type: 'time' })
     })
 
-    it('spend once per Idempotency-Key of a session, and answer a repeat as the first time (B-guard-5)', async () => {
+    it('spend once per Idempotency-Key of a session, and refuse a replay 409 idempotency_replay without running the route (B-guard-5)', async () => {
       const { auth, signIn, endTrial } = world()
       const token = await signIn()
       endTrial()
       await auth.grant({ openid: 'alice', type: 'points', points: 6 })
       const url = await serve(auth)
       const once = await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'req-1' }))
+      expect(once.status).toBe(200)
       expect(once.body.scanauth.authorization.remainingPoints).toBe(4)
-      const again = await post(`${url}/api/spend`, bearer(token, { 'Idempotency-Key': 'req-1' }))
-      expect(again.status).toBe(200)
-      expect(again.body).toEqual(once.body)
+      expectReplay(await post(`${url}/api/spend`, bearer(token, { 'Idempotency-Key': 'req-1' })))
       expect((await auth.getUser({ openid: 'alice' }))?.current?.remainingPoints).toBe(4)
       // Keys belong to a session: another device of the same user spends with the same key.
       const tablet = await signIn('alice', 'tablet')
       expect((await post(`${url}/api/spend`, bearer(tablet, { 'idempotency-key': 'req-1' }))).body.scanauth.authorization.remainingPoints).toBe(2)
-      // The request that spent the last points is still answered 200 when repeated.
+      // The request that spent the last points is not served again by its key.
       const last = await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'req-2' }))
       expect(last.body.scanauth.authorization.remainingPoints).toBe(0)
-      expect((await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'req-2' }))).body).toEqual(last.body)
+      expectReplay(await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'req-2' })))
+      expectPurchase(await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'req-3' })), 'need_purchase')
+      // A refused request repeated is refused again the same way: nothing ran, nothing to protect.
       expectPurchase(await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'req-3' })), 'need_purchase')
       // A key the store cannot take is refused before anything is spent.
       const tooLong = await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'k'.repeat(100) }))
       expect(tooLong.status).toBe(400)
       expect(tooLong.body).toEqual({ detail: expect.any(String) })
+    })
+
+    it('never serve a replay after the points are gone or the authorization was revoked (B-guard-5)', async () => {
+      const { auth, signIn, endTrial } = world()
+      const token = await signIn()
+      endTrial()
+      const bought = await auth.grant({ openid: 'alice', type: 'points', points: 2 })
+      const url = await serve(auth)
+      expect((await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'paid-once' }))).status).toBe(200)
+      // Repeated many times once nothing is left: never the route again.
+      for (let i = 0; i < 3; i++) expectReplay(await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'paid-once' })))
+      // A refund revokes what was bought; the key still buys nothing.
+      await auth.grant({ openid: 'alice', type: 'points', points: 4 })
+      const before = await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'refunded' }))
+      expect(before.status).toBe(200)
+      const current = (await auth.getUser({ openid: 'alice' }))?.current
+      expect(current?.id).not.toBe(bought.id)
+      await auth.revokeAuthorization({ authorizationId: current?.id as number, reason: 'refund' })
+      expectReplay(await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'refunded' })))
+      expectPurchase(await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'after-refund' })), 'need_purchase')
+    })
+
+    it('bind a key to its route and price: the same key on another route or with other points is 409 idempotency_conflict (B-guard-5)', async () => {
+      const { auth, signIn, endTrial } = world()
+      const token = await signIn()
+      endTrial()
+      await auth.grant({ openid: 'alice', type: 'points', points: 10 })
+      const url = await serve(auth)
+      expect((await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'k1' }))).status).toBe(200)
+      for (const path of ['/api/spend-again', '/api/spend-more', '/api/spend?other=query-is-the-same-route']) {
+        const reused = await post(`${url}${path}`, bearer(token, { 'idempotency-key': 'k1' }))
+        if (path.startsWith('/api/spend?')) {
+          expectReplay(reused)
+          continue
+        }
+        expect(reused.status).toBe(409)
+        expect(reused.body).toEqual({ error: 'idempotency_conflict', detail: expect.any(String) })
+      }
+      expect((await auth.getUser({ openid: 'alice' }))?.current?.remainingPoints).toBe(8)
+    })
+
+    it("let a replay through marked replayed, spending nothing, with replays: 'pass' (B-guard-5)", async () => {
+      const { auth, signIn, endTrial } = world()
+      const token = await signIn()
+      endTrial()
+      await auth.grant({ openid: 'alice', type: 'points', points: 6 })
+      const url = await serve(auth)
+      const first = await post(`${url}/api/spend-replayable`, bearer(token, { 'idempotency-key': 'r1' }))
+      expect(first.status).toBe(200)
+      expect(first.body.scanauth.replayed).toBeUndefined()
+      expect(first.body.scanauth.authorization.remainingPoints).toBe(4)
+      const again = await post(`${url}/api/spend-replayable`, bearer(token, { 'idempotency-key': 'r1' }))
+      expect(again.status).toBe(200)
+      expect(again.body).toEqual({ route: 'spend-replayable', scanauth: { ...first.body.scanauth, replayed: true } })
+      expect((await auth.getUser({ openid: 'alice' }))?.current?.remainingPoints).toBe(4)
     })
 
     it('never overspend under concurrent requests, with or without a key (B-guard-4, B-conc-2)', async () => {
@@ -230,8 +301,11 @@ export function describeRouteGuards(framework: string, host: GuardHost, options:
       await auth.grant({ openid: 'carol', type: 'points', points: 10 })
       const carol = await signIn('carol')
       const keyed = await Promise.all(Array.from({ length: 6 }, () => post(`${url}/api/spend`, bearer(carol, { 'idempotency-key': 'same' }))))
-      expect(keyed.map((a) => a.status)).toEqual(Array(6).fill(200))
-      expect(new Set(keyed.map((a) => a.body.scanauth.authorization.remainingPoints))).toEqual(new Set([8]))
+      // One request ran the route; the others replayed its key and were refused.
+      const served = keyed.filter((a) => a.status === 200)
+      expect(served).toHaveLength(1)
+      expect(served[0]?.body.scanauth.authorization.remainingPoints).toBe(8)
+      for (const refused of keyed.filter((a) => a.status !== 200)) expectReplay(refused)
       expect((await auth.getUser({ openid: 'carol' }))?.current?.remainingPoints).toBe(8)
     })
 

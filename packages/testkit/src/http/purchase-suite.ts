@@ -158,13 +158,16 @@ export function describePurchaseRoutes(framework: string, host: HttpRoutesHost):
       expect(service.calls).toEqual([])
     })
 
-    it('answers 502 {detail} when the payment service fails, and opens nothing chargeable twice', async () => {
+    it("answers 502 {detail} in its own words when the payment service fails (its text to onError only), and opens nothing chargeable twice", async () => {
       const { auth, service, needPurchaseScene } = sellingApp()
-      const url = await host(auth, {})
+      const reported: unknown[] = []
+      const url = await host(auth, { onError: (e) => reported.push(e) })
       const scene = await needPurchaseScene()
-      service.failWith = 'SYSTEM_ERROR'
+      service.failWith = 'SYSTEM_ERROR connect ECONNREFUSED 10.0.3.17:443'
       const failed = await postJson(`${url}/auth/purchase`, { scene, plan: 'days-30' })
-      expect(failed).toMatchObject({ status: 502, body: { detail: expect.stringMatching(/SYSTEM_ERROR/) } })
+      expect(failed).toMatchObject({ status: 502, body: { detail: expect.stringMatching(/^The payment service/) } })
+      expect(JSON.stringify(failed.body)).not.toMatch(/SYSTEM_ERROR|10\.0\.3\.17|ECONNREFUSED/)
+      expect(reported).toEqual([expect.objectContaining({ code: 'payment_provider_failed', message: expect.stringContaining('10.0.3.17') })])
       service.failWith = null
       const retried = await postJson(`${url}/auth/purchase`, { scene, plan: 'days-30' })
       expect(retried.status).toBe(200)

@@ -11,6 +11,7 @@ import { RecordingQrProvider } from '../qr'
 import { fetchJson, postJson } from './fetch-json'
 import { createPendingScene, pollAuthorized, useSession } from './flow'
 import { describeConfirmRoutes } from './confirm-suite'
+import { describePurchaseRuleRoutes } from './purchase-rules-suite'
 import { describePurchaseRoutes } from './purchase-suite'
 import { describeWaitingRoutes } from './waiting-suite'
 
@@ -30,7 +31,9 @@ export interface HttpHostOptions {
 
 /**
  * Serves, until the test ends, an app the way people write one with the framework: its usual body
- * parser first (none when `options.bodyParser` is false), the scanauth routes of `auth` at `/auth`,
+ * parser first (none when `options.bodyParser` is false), the scanauth routes of `auth` at `/auth`
+ * given the client's address as the framework knows it (Express `req.ip`, Koa `ctx.ip`, the Fetch
+ * handler's `clientAddress` option from the connection: the purchase limits per address need it),
  * then routes of the app's own: `POST /auth/login` answers `{ own: 'login', got: <the parsed JSON
  * body, or null> }`, `GET /auth/profile` answers `{ own: 'profile' }` and `GET /health` the text
  * `ok`; anything else is the framework's 404. Resolves with the base URL (no trailing slash).
@@ -181,15 +184,59 @@ export function describeHttpRoutes(framework: string, host: HttpRoutesHost, opti
       expect((await fetchJson(`${url}/auth/session`, { headers: { authorization: 'Bearer nope' } })).status).toBe(401)
     })
 
-    it('answers 502 when the platform cannot create the code, and stores nothing', async () => {
+    it("answers 502 in its own words when the platform cannot create the code, reports the platform's text to onError only, and stores nothing", async () => {
       const store = new MemoryStore()
       const qr = new RecordingQrProvider()
-      qr.failWith = 'platform is down'
-      const url = await serveHost(createScanAuth({ store, qr }))
+      // What WeChat answers a server whose address is not on the account's allow list (40164).
+      qr.failWith = 'errcode 40164: invalid ip 203.0.113.7 ipv6 ::ffff:203.0.113.7, not in whitelist rid: 6565'
+      const reported: unknown[] = []
+      const url = await serveHost(createScanAuth({ store, qr }), { onError: (e) => reported.push(e) })
       const res = await postJson(`${url}/auth/create_scene`, { device_id: 'd' })
       expect(res.status).toBe(502)
-      expect(res.body.detail).toMatch(/QR code creation failed.*platform is down/)
+      expect(res.body).toEqual({ detail: expect.stringMatching(/^The QR code could not be created/) })
+      expect(JSON.stringify(res.body)).not.toMatch(/203\.0\.113|whitelist|40164|rid/)
+      expect(reported).toHaveLength(1)
+      expect(reported[0]).toMatchObject({ code: 'qr_creation_failed', message: expect.stringContaining('203.0.113.7') })
       expect(store.snapshot().scenes).toEqual([])
+    })
+
+    it('answers 415 to a JSON route whose body is not sent as application/json, with or without a body parser, and changes nothing (B-wire-6)', async () => {
+      for (const bodyParser of [true, false]) {
+        const store = new MemoryStore()
+        const qr = new RecordingQrProvider()
+        const auth = createScanAuth({ store, qr, rateLimits: false })
+        const url = await serveHost(auth, { bodyParser })
+        const json = JSON.stringify({ device_id: 'cross-site' })
+        // What a page of another site can make a browser send without a CORS preflight.
+        const simple: Array<Record<string, string>> = [
+          { 'content-type': 'text/plain;charset=UTF-8' },
+          { 'content-type': 'application/x-www-form-urlencoded' },
+          { 'content-type': 'multipart/form-data; boundary=x' },
+          {},
+        ]
+        for (const headers of simple) {
+          const body = headers['content-type']?.startsWith('application/x-www') ? 'device_id=cross-site' : json
+          // A Blob without a type is how fetch sends a body with no content type at all.
+          const res = await fetchJson(`${url}/auth/create_scene`, { method: 'POST', headers, body: 'content-type' in headers ? body : new Blob([body]) })
+          expect(res.status, JSON.stringify(headers)).toBe(415)
+          expect(res.body).toEqual({ detail: expect.any(String) })
+          expect(res.headers.get('cache-control')).toBe('no-store')
+        }
+        expect(qr.requests).toEqual([])
+        expect(store.snapshot().scenes).toEqual([])
+        // consume checks the session first (401 without one); with one, its body like the others.
+        const scene = (await createPendingScene(url, 'device-1')).scene_str as string
+        await auth.handleScan({ sceneStr: scene, openid: 'openid-1' })
+        const { bearer } = await pollAuthorized(url, scene)
+        const spent = await fetchJson(`${url}/auth/consume`, { method: 'POST', headers: { ...bearer, 'content-type': 'text/plain' }, body: '{"points":1}' })
+        expect(spent.status).toBe(415)
+        expect((await auth.listLedger({ openid: 'openid-1' })).entries.filter((e) => e.kind === 'consume')).toEqual([])
+        // JSON with parameters, and a JSON subtype, are JSON.
+        for (const type of ['application/json; charset=utf-8', 'Application/JSON', 'application/merge-patch+json']) {
+          const res = await fetchJson(`${url}/auth/create_scene`, { method: 'POST', headers: { 'content-type': type }, body: json })
+          expect(res.status, type).toBe(200)
+        }
+      }
     })
 
     it('answers 500 {detail} for a store failure and reports the error to onError', async () => {
@@ -219,5 +266,6 @@ export function describeHttpRoutes(framework: string, host: HttpRoutesHost, opti
 
   describeWaitingRoutes(framework, host)
   describePurchaseRoutes(framework, host)
+  describePurchaseRuleRoutes(framework, host)
   describeConfirmRoutes(framework, host)
 }

@@ -1,5 +1,6 @@
 /**
- * Idempotency keys on `grant` and `consume` (docs/behaviour.md, B-idem-1…6): a repeat answers
+ * Idempotency keys on `grant`, `consume` and `consumeForRequest` (docs/behaviour.md, B-idem-1…6,
+ * B-guard-5): a repeat answers
  * the first call and changes nothing, another call with the same key is refused with 409, keys
  * are global per store, and concurrent repeats (from several connections) apply once.
  */
@@ -75,6 +76,40 @@ export function idempotencySuite(get: () => ContractContext): void {
       const first = await auth.consume({ sessionToken: token, points: 3, idempotencyKey: 'req-1' })
       expect(first).toEqual({ status: 'insufficient_points' })
       expect(await auth.consume({ sessionToken: token, points: 3, idempotencyKey: 'req-1' })).toEqual(first)
+    })
+
+    it('a request consumption tells the first request from a replay, and binds its key to the scope (B-guard-5)', async () => {
+      const { auth, dump } = get()
+      await auth.grant({ openid: 'alice', type: 'points', points: 10 })
+      const token = await freshSession(auth, dump, 'alice')
+      const request = { sessionToken: token, points: 3, idempotencyKey: 'guard:req-1', scope: 'POST /api/export' }
+      const first = await auth.consumeForRequest(request)
+      expect(first).toMatchObject({ replayed: false, result: { status: 'ok', authorization: { remainingPoints: 7 } } })
+      const before = await dump()
+      expect(await auth.consumeForRequest(request)).toEqual({ ...first, replayed: true })
+      expect(await dump()).toEqual(before)
+      for (const other of [{ scope: 'POST /api/other' }, { scope: 'GET /api/export' }, { points: 4 }]) {
+        await expectScanAuthError(auth.consumeForRequest({ ...request, ...other }), 'idempotency_conflict', 409)
+      }
+      // A plain consumption with the request's key is another call too.
+      await expectScanAuthError(auth.consume({ sessionToken: token, points: 3, idempotencyKey: 'guard:req-1' }), 'idempotency_conflict', 409)
+      expect(await dump()).toEqual(before)
+    })
+
+    it('20 concurrent request consumptions with one key: one spends, the other 19 are replays', async () => {
+      const ctx = get()
+      await ctx.auth.grant({ openid: 'alice', type: 'points', points: 10 })
+      const token = await freshSession(ctx.auth, ctx.dump, 'alice')
+      const auths = await ctx.auths(20)
+      const results = await Promise.all(
+        auths.map((auth) => auth.consumeForRequest({ sessionToken: token, points: 3, idempotencyKey: 'guard:tap', scope: 'POST /api/x' })),
+      )
+      expect(results.filter((r) => !r.replayed)).toHaveLength(1)
+      expect(new Set(results.map((r) => JSON.stringify(r.result))).size).toBe(1)
+      const snapshot = await ctx.dump()
+      expect(only(snapshot.authorizations, (a) => a.type === 'points').remainingPoints).toBe(7)
+      expect(snapshot.ledger.filter((e) => e.kind === 'consume')).toHaveLength(1)
+      expect(checkInvariants(snapshot)).toEqual([])
     })
 
     it('refuses keys that are empty, longer than 128 characters or not strings (invalid_request)', async () => {

@@ -3,8 +3,8 @@
  * core are built on: an order round-trips exactly as written, an insert expects its `outTradeNo`
  * to be free and an update expects the stored version (both answer false and write nothing
  * otherwise, also when racing over several connections), `listOpenOrders` filters (AND), orders
- * and pages by `(createdAt, outTradeNo)` with an exclusive cursor, and `purgeExpired` never
- * deletes an order.
+ * and pages by `(createdAt, outTradeNo)` with an exclusive cursor. What `purgeExpired` does to
+ * orders (B-order-purge) is in `store-api-order-purge.ts`, registered here.
  *
  * Every scanauth store has the order methods, so a store without them fails here rather than
  * skipping: a missing method is a bug of the store, not an option it took.
@@ -13,8 +13,9 @@
  * contract wherever core exports it from.
  */
 import { describe, expect, it } from 'vitest'
-import type { PurgeOptions, PurgeResult, Store } from '@scanauth/core'
+import type { Store } from '@scanauth/core'
 import type { ContractContext } from '../context'
+import { storeOrderPurgeSuite } from './store-api-order-purge'
 
 type OrderRecord = NonNullable<Awaited<ReturnType<NonNullable<Store['loadOrder']>>>>
 type OrderWrite = Parameters<NonNullable<Store['saveOrder']>>[0]
@@ -353,23 +354,7 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
       expect(await orders.load(tradeNo(3))).toStrictEqual(closed)
     })
 
-    it('keeps every order through purgeExpired, however long past its expiry', async () => {
-      const ctx = get()
-      const orders = ordersOf(ctx.store)
-      const open = await insert(orders, order(tradeNo(1), { expiresAt: T0 + MINUTE }))
-      const closed = await update(orders, await insert(orders, order(tradeNo(2), { createdAt: T0 + 1 })), { status: 'closed' })
-      const paid = await update(orders, await insert(orders, order(tradeNo(3), { createdAt: T0 + 2, sceneStr: null })), { status: 'paid', paidAt: T0 })
-      // The store's purge, when it has one (the purge suite fails a store that has none).
-      const purge = ctx.store.purgeExpired as ((options: PurgeOptions) => Promise<PurgeResult>) | undefined
-      if (purge !== undefined) {
-        for (const now of [T0 + 2 * MINUTE, T0 + 3650 * 24 * 60 * MINUTE]) {
-          await purge.call(ctx.store, { now, retentionMs: 0, batchSize: 1 })
-        }
-      }
-      expect(await orders.load(tradeNo(1))).toStrictEqual(open)
-      expect(await orders.load(tradeNo(2))).toStrictEqual(closed)
-      expect(await orders.load(tradeNo(3))).toStrictEqual(paid)
-      expect(await orders.list({ limit: 1000 })).toStrictEqual([open])
-    })
   })
+
+  storeOrderPurgeSuite(get)
 }
