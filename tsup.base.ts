@@ -2,7 +2,7 @@
 import { defineConfig, type Options } from 'tsup'
 
 /** A package's tsup config: its entry points, plus anything it must add (e.g. `noExternal`). */
-export function packageBuild(entry: string[], extra: Options = {}) {
+export function packageBuild(entry: string[] | Record<string, string>, extra: Options = {}) {
   return defineConfig({
     entry,
     format: ['esm', 'cjs'],

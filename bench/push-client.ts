@@ -32,15 +32,10 @@ import { createScanAuth } from '@scanauth/core'
 import { scanAuthRouter, wechatCallbackMiddleware } from '@scanauth/express'
 import { createWechatCallback, createWechatQrProvider } from '@scanauth/wechat'
 import { ask, startChild, stopChild } from './child'
+import { CLIENT_SETTING, latencyRow, latencyTable, RAW_STREAM_SETTING, type LatencyRow } from './latency-rows'
 import { NO_RATE_LIMITS, QUICK } from './lib'
 import type { ClientSampled, ClientWorldReady, DeviceKind, SampleAsk } from './push-client-world'
-import { latencyRow, latencyTable, type LatencyRow } from './push-latency'
 import { openBenchStore } from './stores'
-
-/** The setting of the client's latency row. */
-export const CLIENT_SETTING = 'emulator scan → @scanauth/client signIn resolved (Express, child)'
-/** The setting of the raw stream's latency row. */
-export const RAW_STREAM_SETTING = 'emulator scan → raw event stream read by the bench (Express, child)'
 
 /** Issue 19: a login over the event stream with the client costs at most this many requests. */
 export const CLIENT_MAX_REQUESTS = 3

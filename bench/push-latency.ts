@@ -16,33 +16,14 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createScanAuth, type ScanAuth, type Store } from '@scanauth/core'
+import { createScanAuth, type ScanAuth } from '@scanauth/core'
 import { ask, startChild, stopChild } from './child'
-import { summarize, NO_RATE_LIMITS } from './lib'
+import { latencyRow, type LatencyRow } from './latency-rows'
+import { NO_RATE_LIMITS } from './lib'
 import { PAY_SETTING, payLatencySamples } from './push-pay'
-import type { CLIENT_SETTING, RAW_STREAM_SETTING } from './push-client'
 import type { ScanDone, ScannerReady } from './push-scanner'
-import { constantQr, openBenchStore, STORE_LABEL, type StoreKind } from './stores'
-
-/** One line of the latency table. */
-export interface LatencyRow {
-  /** The store the waiter and the scanner share. */
-  store: StoreKind
-  /**
-   * `one instance`: waiter and scanner in one process on one store; `two processes`: the scanner is
-   * a child with its own store; {@link PAY_SETTING}: a pay code paid, seen on an event stream (`bench/push-pay.ts`);
-   * {@link RAW_STREAM_SETTING} and {@link CLIENT_SETTING}: the emulator's scan seen by a device over HTTP (`bench/push-client.ts`).
-   */
-  setting: 'one instance' | 'two processes' | typeof PAY_SETTING | typeof RAW_STREAM_SETTING | typeof CLIENT_SETTING
-  /** Samples measured (after warm-up). */
-  samples: number
-  /** Median, 99th percentile and largest latency, milliseconds. */
-  p50Ms: number
-  p99Ms: number
-  maxMs: number
-  /** The p99 it should stay under, in milliseconds, when there is a goal. */
-  targetP99Ms?: number
-}
+import { stampCommits } from './stamp-commits'
+import { constantQr, openBenchStore, type StoreKind } from './stores'
 
 /** Options of {@link benchLatency}. */
 export interface BenchLatencyOptions {
@@ -52,46 +33,6 @@ export interface BenchLatencyOptions {
   warmup?: number
   /** Samples of each pay-code row (each opens an order at the emulator and waits for a payer, so they are slower). Default 200. */
   paySamples?: number
-}
-
-/** The goal of issue #13: a scan reaches the waiting device within 50 ms (p99), in one instance and across processes through a networked store (Redis, PostgreSQL). */
-export const LATENCY_TARGET_MS = 50
-
-/** A store whose `commit` first notes the time, for the latency's start. */
-export interface StampedStore {
-  store: Store
-  /** `process.hrtime.bigint()` just before the first commit since {@link StampedStore.reset}. */
-  readonly firstCommitNs: bigint | null
-  reset(): void
-}
-
-/**
- * Wraps `store` so that its first `commit` after `reset()` notes the time just before it runs. A
- * delegating wrapper (every other member is the store's own), not a stand-in: the commit is real.
- */
-export function stampCommits(store: Store): StampedStore {
-  let stamp: bigint | null = null
-  const wrapped = new Proxy(store, {
-    get(target, name, receiver) {
-      if (name === 'commit') {
-        return (...args: Parameters<Store['commit']>) => {
-          stamp ??= process.hrtime.bigint()
-          return target.commit(...args)
-        }
-      }
-      const value: unknown = Reflect.get(target, name, receiver)
-      return typeof value === 'function' ? value.bind(target) : value
-    },
-  })
-  return {
-    store: wrapped,
-    get firstCommitNs() {
-      return stamp
-    },
-    reset() {
-      stamp = null
-    },
-  }
 }
 
 /** The scanning side of a sample: scans, and says when its commit began. */
@@ -123,14 +64,6 @@ async function sampleLatencies(waiter: ScanAuth, scan: Scan, samples: number, wa
     await keeping
   }
   return out
-}
-
-/** A row of the latency table from samples in µs; `target` sets issue 13's goal on it. */
-export function latencyRow(store: StoreKind, setting: LatencyRow['setting'], samplesUs: number[], target: boolean): LatencyRow {
-  const m = summarize(samplesUs)
-  const row: LatencyRow = { store, setting, samples: m.ops, p50Ms: m.p50Us / 1000, p99Ms: m.p99Us / 1000, maxMs: Math.max(...samplesUs) / 1000 }
-  if (target) row.targetP99Ms = LATENCY_TARGET_MS
-  return row
 }
 
 /** Waiter and scanner in one process, on one store. */
@@ -183,15 +116,4 @@ export async function benchLatency(options: BenchLatencyOptions = {}): Promise<L
   // No goal: issue 18 asks for the figures; the scan rows' 50 ms is issue 13's.
   for (const kind of ['sqlite', 'redis'] as const) rows.push(latencyRow(kind, PAY_SETTING, await payLatencySamples(kind, paySamples, warmup), false))
   return rows
-}
-
-/** The latency rows as a Markdown table. */
-export function latencyTable(rows: LatencyRow[]): string {
-  const ms = (x: number) => x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
-  const lines = ['| store | waiter and scanner (or payer) | samples | p50 ms | p99 ms | max ms | goal |', '|---|---|---:|---:|---:|---:|---|']
-  for (const r of rows) {
-    const goal = r.targetP99Ms === undefined ? '' : `p99 ≤ ${r.targetP99Ms} ms ${r.p99Ms <= r.targetP99Ms ? '✓' : '✗'}`
-    lines.push(`| ${STORE_LABEL[r.store]} | ${r.setting} | ${r.samples} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${ms(r.maxMs)} | ${goal} |`)
-  }
-  return lines.join('\n')
 }

@@ -11,9 +11,9 @@
  * @module
  */
 import { createScanAuth } from '@scanauth/core'
-import { stampCommits } from './push-latency'
-import { constantQr, openBenchStore } from './stores'
 import { NO_RATE_LIMITS } from './lib'
+import { stampCommits } from './stamp-commits'
+import { constantQr, openBenchStore } from './stores'
 
 /** Sent once the store is open. */
 export interface ScannerReady {

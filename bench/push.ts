@@ -22,7 +22,8 @@ import { pathToFileURL } from 'node:url'
 import { QUICK } from './lib'
 import { benchClient, clientRequestsTable, type ClientResult } from './push-client'
 import { benchConnections, connectionsTable, type ConnectionsResult } from './push-connections'
-import { benchLatency, latencyTable, type LatencyRow } from './push-latency'
+import { latencyTable, type LatencyRow } from './latency-rows'
+import { benchLatency } from './push-latency'
 import { benchRequests, requestsTable, type RequestsResult } from './push-requests'
 
 /** Everything the push section measured. */

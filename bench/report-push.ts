@@ -5,9 +5,9 @@
  * @module
  */
 import type { PushResults } from './push'
-import { CLIENT_SETTING, clientRequestsTable, RAW_STREAM_SETTING } from './push-client'
+import { CLIENT_SETTING, latencyTable, RAW_STREAM_SETTING } from './latency-rows'
+import { clientRequestsTable } from './push-client'
 import { connectionsTable } from './push-connections'
-import { latencyTable } from './push-latency'
 import { perLogin, requestsTable } from './push-requests'
 import { PAY_SETTING } from './push-pay'
 import { STORE_LABEL } from './stores'

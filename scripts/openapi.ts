@@ -1,6 +1,7 @@
 // `npm run openapi`: writes docs/openapi.json, the OpenAPI 3.1 document of the HTTP routes, exactly as
-// `GET {base}/openapi.json` serves it. It is generated from the zod schemas the routes parse with
-// (packages/core/src/http/wire-schemas.ts, openapi.ts); test/openapi.test.ts fails while the file is stale.
+// `GET {base}/openapi.json` serves it. It is generated from the route table and the zod schemas the
+// routes parse with (packages/core/src/http/routes.ts, wire-schemas.ts, openapi.ts); test/openapi.test.ts
+// fails while the file is stale.
 //
 // `npm run openapi -- --check` writes nothing: it exits 1 when the file differs from the generated text.
 import { readFileSync, writeFileSync } from 'node:fs'

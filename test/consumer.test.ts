@@ -4,8 +4,10 @@
  * Each folder under `packages/` is built (unless its dist/ is current), packed with `npm pack`, and
  * installed from the tarballs into a fresh project in the system's temporary folder, outside the
  * repository: no workspace links, no repository node_modules to fall back on. In that project:
- * TypeScript under `module: node16` (ESM and CommonJS files) and `moduleResolution: bundler`, both
- * with skipLibCheck off; every main export loaded as ESM and through `require()`; the README quick
+ * TypeScript 5.9 and TypeScript 7, each under `module: node16` (ESM and CommonJS files) and
+ * `moduleResolution: bundler` with Node's types, and over `@scanauth/core` and `@scanauth/client`
+ * without Node's types (a browser or Worker consumer: `types: []`, lib ES2022 + DOM), all strict with
+ * skipLibCheck off; every main export loaded as ESM and through `require()`; the README quick
  * start run as ESM and as CommonJS; a real SQLite database; an Express app and a Koa app taking a
  * device from create_scene through a scan in the WeChat emulator to `authorized`, over real sockets.
  * The tarball sizes and the production dependency tree go to `test/consumer/.last-run.txt` (the
@@ -17,10 +19,11 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from './consumer/app-process'
 import { MAIN_EXPORTS } from './consumer/main-exports'
-import { consumerManifest, installConsumer, typecheck, writeConsumer, type TscProblem } from './consumer/project'
+import { consumerManifest, installConsumer, writeConsumer } from './consumer/project'
 import { summaryLine, writeRecord } from './consumer/report'
 import { lastJsonLine, run, succeeded } from './consumer/run'
 import { cjsExportsSource, cjsQuickStart, esmExportsSource, esmQuickStart, GENERATED, readmeQuickStart, type LoadedExports } from './consumer/sources'
+import { COMPILERS, compilerVersion, listProblems, nodeTypesReached, typecheck, type CompilerName, type TscCheck } from './consumer/tsc'
 import { buildAll, distIsCurrent, entryFiles, offersRequire, packAll, publicPackages, type PackedTarball } from './consumer/workspace'
 
 /** Generous limits: npm install compiles better-sqlite3. Nothing here asserts on time. */
@@ -34,7 +37,19 @@ const requireable = Object.fromEntries(packages.filter((p) => offersRequire(p.ma
 let workDir: string | undefined
 let consumer = ''
 let tarballs: PackedTarball[] = []
-let checks: Record<'node16' | 'bundler', { ours: TscProblem[]; thirdParty: TscProblem[] }> | undefined
+
+/** The consumer's tsconfigs (test/consumer/fixture), each checked with every compiler. */
+const TSCONFIGS = {
+  node16: { file: 'tsconfig.node16.json', what: 'module node16 (an ESM and a CommonJS consumer), types ["node"]' },
+  bundler: { file: 'tsconfig.bundler.json', what: 'moduleResolution bundler, types ["node"]' },
+  web: { file: 'tsconfig.web.json', what: 'no Node (@scanauth/core, @scanauth/client; types [], lib ES2022 + DOM)' },
+} as const
+type ConfigName = keyof typeof TSCONFIGS
+const compilerNames = Object.keys(COMPILERS) as CompilerName[]
+const matrix = (Object.keys(TSCONFIGS) as ConfigName[]).flatMap((config) => compilerNames.map((compiler) => [config, compiler] as const))
+
+let versions: Partial<Record<CompilerName, string>> = {}
+let checks: TscCheck[] = []
 
 beforeAll(async () => {
   // CI builds right before the tests; a developer who changed a source gets a fresh build.
@@ -51,8 +66,12 @@ beforeAll(async () => {
     [GENERATED.cjsQuickStart.source]: cjsQuickStart(quickStart),
   })
   await installConsumer(consumer)
-  // The node16 check also emits out/, which the tests below run with node.
-  checks = { node16: await typecheck(consumer, 'tsconfig.node16.json'), bundler: await typecheck(consumer, 'tsconfig.bundler.json') }
+  versions = Object.fromEntries(await Promise.all(compilerNames.map(async (c) => [c, await compilerVersion(consumer, c)] as const)))
+  // TypeScript 5.9's node16 check also emits out/, which the tests below run with node; every other
+  // run only checks. They are independent, so they run side by side.
+  checks = await Promise.all(
+    matrix.map(([config, compiler]) => typecheck(consumer, TSCONFIGS[config].file, compiler, config === 'node16' && compiler === 'TypeScript 5.9' ? [] : ['--noEmit'])),
+  )
 }, SETUP_TIMEOUT)
 
 afterAll(() => {
@@ -82,12 +101,25 @@ describe('the packed packages in a fresh consumer project', () => {
     expect(expected.filter((file) => !tarball?.files.includes(file)), `missing from ${name}'s tarball`).toEqual([])
   })
 
-  it('type-checks under module node16 (an ESM and a CommonJS consumer), skipLibCheck off', () => {
-    expect(checks?.node16.ours.map((p) => p.text)).toEqual([])
+  it('installs TypeScript 5.9 and TypeScript 7 side by side', () => {
+    for (const compiler of compilerNames) expect(versions[compiler], compiler).toMatch(COMPILERS[compiler].version)
   })
 
-  it('type-checks under moduleResolution bundler, skipLibCheck off', () => {
-    expect(checks?.bundler.ours.map((p) => p.text)).toEqual([])
+  it.each(matrix.map(([config, compiler]) => [TSCONFIGS[config].what, compiler, config] as const))('type-checks under %s with %s, strict, skipLibCheck off', (_what, compiler, config) => {
+    const check = checks.find((c) => c.tsconfig === TSCONFIGS[config].file && c.compiler === compiler)
+    expect(check, 'the check ran').toBeDefined()
+    const { ours, files } = check!
+    const where = `${compiler} (${versions[compiler]}), tsc -p ${TSCONFIGS[config].file}: ${TSCONFIGS[config].what}`
+    expect(ours.map((p) => p.text), `${where}: ${ours.length} problem(s) in our sources or our packages' types:\n${listProblems(ours)}\n`).toEqual([])
+    if (config === 'web') {
+      // Node's types are installed in this folder for the other checks; a program that asks for none
+      // must not reach them through our types (a `/// <reference types="node" />`, a dependency's).
+      expect(nodeTypesReached(files), `${where}: Node's types were pulled into a program without Node`).toEqual([])
+      const ourTypes = files.map((f) => f.file).filter((f) => f.startsWith('node_modules/@scanauth/'))
+      // Both main entries in both module kinds (require-types.ts pulls the .d.cts in), and the store door.
+      const checked = ['core/dist/index.d.ts', 'core/dist/index.d.cts', 'core/dist/store.d.ts', 'client/dist/index.d.ts', 'client/dist/index.d.cts']
+      expect(ourTypes, `${where}: the declarations checked`).toEqual(expect.arrayContaining(checked.map((f) => `node_modules/@scanauth/${f}`)))
+    }
   })
 
   it('loads every main export as an ES module', { timeout: STEP_TIMEOUT }, async () => {
@@ -130,7 +162,7 @@ describe('the packed packages in a fresh consumer project', () => {
 
   it('records the tarball sizes and a production dependency tree npm finds nothing wrong with', { timeout: STEP_TIMEOUT }, async () => {
     const ls = await run('npm', ['ls', '--omit=dev', '--all'], { cwd: consumer, timeoutMs: STEP_TIMEOUT })
-    const notes = Object.entries(checks ?? {}).flatMap(([config, check]) => check.thirdParty.map((p) => `[tsc ${config}, third-party types] ${p.text}`))
+    const notes = checks.flatMap((check) => check.thirdParty.map((p) => `[${check.compiler}, tsc -p ${check.tsconfig}, third-party types] ${p.text}`))
     const record = { tarballs, productionTree: { code: ls.code, text: ls.stdout + ls.stderr }, notes }
     const text = writeRecord(record)
     // The whole record (a tree of some 400 lines) only when npm ls finds something wrong; else one line.

@@ -1,12 +1,15 @@
 // docs/openapi.json, the OpenAPI document of the HTTP routes: it is what `npm run openapi` generates
-// from the routes' zod schemas today (a stale file fails here), and an outside validator
+// from the route table and its zod schemas today (a stale file fails here), it describes every route
+// of the table (packages/core/src/http/routes.ts) and the handler answers each one, and an outside validator
 // (@seriousme/openapi-schema-validator, the OpenAPI 3.1 JSON Schema plus a check of every $ref) finds
 // it valid, and finds documents broken in the usual ways invalid.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { describe, expect, it } from 'vitest'
-import { openApiDocument, openApiJson } from '@scanauth/core'
+import { createHttpHandler, createScanAuth, MemoryStore, openApiDocument, openApiJson } from '@scanauth/core'
+import { RecordingQrProvider, TestWebOAuth } from '@scanauth/testkit'
+import { ROUTES } from '../packages/core/src/http/routes'
 import { REPO_ROOT } from './support/markdown'
 
 const FILE = join(REPO_ROOT, 'docs', 'openapi.json')
@@ -33,21 +36,31 @@ describe('docs/openapi.json', () => {
     expect(result.valid).toBe(true)
   })
 
-  it('describes every route, with the Bearer scheme where a session is required', () => {
+  it('describes every route of the table, with the Bearer scheme where a session is required, and the handler answers each one', async () => {
     const document = openApiDocument() as {
       paths: Record<string, Record<string, { security?: unknown }>>
       components: { securitySchemes: Record<string, unknown> }
     }
-    expect(Object.keys(document.paths).sort()).toEqual(
-      ['/confirm', '/consume', '/create_scene', '/events', '/logout', '/openapi.json', '/order', '/plans', '/purchase', '/session', '/status'],
-    )
+    const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+    expect(documented.sort()).toEqual(ROUTES.map((route) => `${route.method} ${route.path}`).sort())
     expect(document.components.securitySchemes).toEqual({ bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }) })
-    for (const [path, method] of [['/session', 'get'], ['/consume', 'post'], ['/logout', 'post'], ['/order', 'get']] as const) {
-      expect(document.paths[path]?.[method]?.security, `${method} ${path}`).toEqual([{ bearer: [] }])
+    // A route for anyone has no `security`; `optional-bearer` (a purchase by scene needs no session, one by session does) has both.
+    const security = { none: undefined, bearer: [{ bearer: [] }], 'optional-bearer': [{}, { bearer: [] }] }
+    // Every route is served: the confirm page with confirm: 'link', the document by default.
+    const auth = createScanAuth({
+      store: new MemoryStore(),
+      qr: new RecordingQrProvider(),
+      confirm: 'link',
+      confirmation: { url: 'https://app.example.test/auth/confirm', oauth: new TestWebOAuth() },
+    })
+    const handle = createHttpHandler(auth)
+    for (const route of ROUTES) {
+      const where = `${route.method} ${route.path}`
+      expect(document.paths[route.path]?.[route.method.toLowerCase()]?.security, where).toEqual(security[route.auth])
+      const answer = await handle({ method: route.method, path: `/auth${route.path}`, body: route.method === 'POST' ? '{}' : undefined })
+      expect(answer, where).toBeDefined()
+      expect(answer?.status, where).not.toBe(405)
     }
-    // A purchase by scene needs no session; one by session does.
-    expect(document.paths['/purchase']?.post?.security).toEqual([{}, { bearer: [] }])
-    expect(document.paths['/status']?.get?.security).toBeUndefined()
   })
 
   it('the validator refuses a broken document: a missing field, a dangling $ref, a wrong type, another version', async () => {

@@ -1,11 +1,12 @@
 /**
  * The fresh consumer project: a folder outside the repository (no workspace links, no repository
  * node_modules above it), the fixture sources copied in, a package.json that depends on the packed
- * tarballs, one `npm install`, and TypeScript run over it.
+ * tarballs and one `npm install` (TypeScript is run over it by `tsc.ts`).
  */
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { run, succeeded, type Ran } from './run'
+import { run, succeeded } from './run'
+import { compilerDependencies } from './tsc'
 import type { PackedTarball, WorkspacePackage } from './workspace'
 
 /** The fixture files every consumer starts from. */
@@ -13,8 +14,8 @@ const FIXTURE = join(import.meta.dirname, 'fixture')
 
 /** What the consumer installs besides the tarballs. */
 const CONSUMER_DEPENDENCIES = { express: '^5', koa: '^3', ioredis: '^5' }
-/** Its tools. vitest is the peer `@scanauth/testkit` asks for. */
-const CONSUMER_DEV_DEPENDENCIES = { typescript: '~5.9', '@types/node': '^20', vitest: '^4.1' }
+/** Its tools: both TypeScript compilers (see tsc.ts), Node's types, and vitest (the peer `@scanauth/testkit` asks for). */
+const CONSUMER_DEV_DEPENDENCIES = { ...compilerDependencies(), '@types/node': '^20', vitest: '^4.1' }
 
 /** The frameworks' type packages, each added unless a scanauth package already depends on it. */
 const FRAMEWORK_TYPES: Record<string, string> = { '@types/express': '^5', '@types/koa': '^3' }
@@ -52,30 +53,4 @@ export function writeConsumer(dir: string, manifest: object, generated: Record<s
  */
 export async function installConsumer(dir: string): Promise<void> {
   succeeded(await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeoutMs: 8 * 60_000 }))
-}
-
-/** One TypeScript problem, `file(line,col): error TS…: message` with its continuation lines. */
-export interface TscProblem {
-  /** The file as tsc printed it, relative to the consumer (`src/x.ts`, `node_modules/...`). */
-  file: string
-  text: string
-}
-
-/** `tsc -p <tsconfig>` with the consumer's own TypeScript; its problems, split by whose they are. */
-export async function typecheck(dir: string, tsconfig: string): Promise<{ ran: Ran; ours: TscProblem[]; thirdParty: TscProblem[] }> {
-  const ran = await run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig, '--pretty', 'false'], { cwd: dir, timeoutMs: 3 * 60_000 })
-  const problems: TscProblem[] = []
-  for (const line of ran.stdout.split('\n')) {
-    if (line.trim() === '') continue
-    const match = /^(.+?)\(\d+,\d+\): error TS\d+/.exec(line)
-    const last = problems.at(-1)
-    if (match === null && line.startsWith(' ') && last !== undefined) last.text += `\n${line}`
-    else problems.push({ file: match?.[1] ?? '', text: line })
-  }
-  if (problems.length === 0 && (ran.code !== 0 || ran.timedOut)) problems.push({ file: '', text: `tsc failed: ${ran.stderr || ran.stdout}` })
-  // Problems inside another project's published types (a DefinitelyTyped package disagreeing with
-  // the version of a library npm hoisted) are reported but are not ours to fail on. Everything else
-  // is: our sources, our tarballs' .d.ts/.d.cts, and problems tied to no file.
-  const thirdParty = (p: TscProblem) => p.file.startsWith('node_modules/') && !p.file.startsWith('node_modules/@scanauth/')
-  return { ran, ours: problems.filter((p) => !thirdParty(p)), thirdParty: problems.filter(thirdParty) }
 }

@@ -5,6 +5,7 @@
  * invalid JSON, deeply nested, huge, binary, XML, or carry lone surrogates. The same seed gives the
  * same stream, so a failure can be replayed with `SCANAUTH_FUZZ_SEED`.
  */
+import { ROUTES } from '../../packages/core/src/http/routes'
 
 /** A pseudo-random source: numbers in [0, 1), from a seed. */
 export type Random = () => number
@@ -38,10 +39,16 @@ export interface FuzzLimits {
 }
 
 /** scanauth's routes under `/auth` (docs/behaviour.md, B-wire-2), the WeChat callback and WeChat Pay's notify_url. */
-export const AUTH_ROUTES = ['/auth/create_scene', '/auth/status', '/auth/session', '/auth/consume', '/auth/logout', '/auth/plans', '/auth/purchase'] as const
+/**
+ * The JSON routes of core's route table under `/auth` (the event stream is among OTHER_PATHS: a
+ * stream that stays open would only wait out the request's time).
+ */
+export const AUTH_ROUTES: readonly string[] = [
+  ...new Set(ROUTES.filter((route) => route.answers[200]?.stream === undefined && route.answers[200]?.body !== 'html').map((route) => `/auth${route.path}`)),
+]
 export const CALLBACK_PATH = '/wechat/callback'
 /** The confirm page of confirm on the phone (B-confirm-11, B-confirm-12): HTML for a phone's browser. */
-export const CONFIRM_PATH = '/auth/confirm'
+export const CONFIRM_PATH = `/auth${ROUTES.find((route) => route.mode === 'confirm')?.path ?? '/confirm'}`
 export const NOTIFY_PATH = '/wechatpay/notify'
 
 const METHODS = ['GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'PURGE'] as const

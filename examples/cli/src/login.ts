@@ -40,6 +40,8 @@ export interface Output {
   isTTY?: boolean
   /** The terminal's height, to know whether a code can be redrawn in place. */
   rows?: number
+  /** The terminal's width: a longer line takes more than one row, which a redraw in place must count. */
+  columns?: number
 }
 
 /** What {@link login} needs. */
@@ -110,6 +112,37 @@ function authorizationLines(a: AuthorizationSummary): string[] {
   return [`  Time pass    valid until ${a.endAt === null ? '—' : formatDate(a.endAt)}`]
 }
 
+/** Where WeChat serves the images of its codes; any other `showqrcode` is an emulator's. */
+const WECHAT_IMAGE_HOST = 'mp.weixin.qq.com'
+const SHOW_QR_PATH = '/cgi-bin/showqrcode'
+
+/**
+ * The one command that scans `code` with the WeChat emulator, or null when the emulator did not
+ * make it. The emulator made a code whose image is its own `showqrcode` (WeChat's are served from
+ * mp.weixin.qq.com); its `POST /emulator/scan` takes the scene (and scans its newest live code) and,
+ * without an openid, scans as the emulator's own phone user, as its page does (docs/getting-started.md).
+ */
+export function emulatorScanCommand(code: Pick<SceneCode, 'sceneStr' | 'qrUrl'>): string | null {
+  let image: URL
+  try {
+    image = new URL(code.qrUrl)
+  } catch {
+    return null
+  }
+  if (image.hostname === WECHAT_IMAGE_HOST || !image.pathname.endsWith(SHOW_QR_PATH)) return null
+  // Inside single quotes for the shell: a scene_str of scanauth's never holds a quote, another server's might.
+  if (code.sceneStr.includes("'")) return null
+  const emulator = `${image.origin}${image.pathname.slice(0, -SHOW_QR_PATH.length)}`
+  return `curl -X POST ${emulator}/emulator/scan -H 'content-type: application/json' -d '${JSON.stringify({ scene_str: code.sceneStr })}'`
+}
+
+/** The terminal rows a line takes: one, or more where it is wider than the terminal (colours take no room). */
+function rowsOf(line: string, columns: number | undefined): number {
+  // eslint-disable-next-line no-control-regex
+  const width = line.replace(/\x1b\[[0-9;]*m/g, '').length
+  return columns === undefined || columns < 1 ? 1 : Math.max(1, Math.ceil(width / columns))
+}
+
 /** "abc123…wxyz": enough to recognise a token, not enough to use it. */
 function abbreviate(token: string): string {
   return token.length <= 12 ? token : `${token.slice(0, 6)}…${token.slice(-4)}`
@@ -120,7 +153,7 @@ export async function login(options: LoginOptions): Promise<number> {
   const { out, signal } = options
   const print = (line = '') => out.write(`${line}\n`)
   const client = createScanAuthClient({ baseUrl: options.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) })
-  /** Lines written since the current code was drawn, to redraw it in place. */
+  /** Terminal rows written since the current code was drawn, to redraw it in place. */
   let drawn = 0
 
   const onCode = (code: SceneCode) => {
@@ -129,12 +162,15 @@ export async function login(options: LoginOptions): Promise<number> {
     // Without the server's qr_content the client hands the image's address: not what WeChat scans.
     if (code.qrContent === code.qrUrl) lines.push('This server does not say what its code encodes: open the image below and scan it from there.')
     else lines.push(...terminalQr(code.qrContent, { color: options.color, style: options.compact ? 'compact' : 'full' }))
-    lines.push('', code.qrContent, '', `Scan the code with WeChat (valid until ${formatDate(code.expiresAt).slice(11)}). Ctrl-C cancels.`)
+    lines.push('', code.qrContent, '', `Scene ${code.sceneStr}`)
+    const scan = emulatorScanCommand(code)
+    if (scan !== null) lines.push('The WeChat emulator made this code; to scan it, run in another terminal:', `  ${scan}`)
+    lines.push('', `Scan the code with WeChat (valid until ${formatDate(code.expiresAt).slice(11)}). Ctrl-C cancels.`)
     // On a terminal tall enough to hold it, the new code replaces the old one; elsewhere (a pipe,
     // a short window where the old one scrolled away) it is printed below it.
     if (drawn > 0 && out.isTTY && out.rows !== undefined && drawn < out.rows) out.write(`\x1b[${drawn}F\x1b[J`)
     for (const line of lines) print(line)
-    drawn = lines.length
+    drawn = lines.reduce((rows, line) => rows + rowsOf(line, out.columns), 0)
   }
 
   let announcedScan = false

@@ -2,7 +2,7 @@
 // root script's command in a child process, as a person runs it, scanned by the emulated phone; the
 // code it prints reads back as the URL under it; a purchase needed lists the plans; Ctrl-C exits 130.
 // In-process (`login()` with an output of the test's), a refreshed code is redrawn in place.
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,7 +10,7 @@ import QRCode from 'qrcode'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer } from '@scanauth/example-express'
 import type { RunningServer } from '@scanauth/example-shared'
-import { EXIT, login } from '../src/login'
+import { emulatorScanCommand, EXIT, login } from '../src/login'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 /** A free trial of about a minute, so "Purchase needed" comes after moving the clock by 61 s. */
@@ -124,6 +124,31 @@ describe('npm run login', () => {
     expect(run.output()).toMatch(/Session {6}\S{6}…\S{4}\n/)
   })
 
+  it('prints the scene and the one command that scans it with the emulator, which signs the terminal in', async () => {
+    const deviceId = newDevice()
+    const run = runLogin({ SCANAUTH_DEVICE_ID: deviceId })
+    await run.waitFor(/Ctrl-C cancels/)
+    const [sceneStr] = scenesOf(deviceId)
+    const lines = run.output().split('\n')
+    expect(lines).toContain(`Scene ${sceneStr}`)
+    const intro = lines.indexOf('The WeChat emulator made this code; to scan it, run in another terminal:')
+    expect(intro).toBe(lines.indexOf(`Scene ${sceneStr}`) + 1)
+    const command = (lines[intro + 1] as string).trim()
+    // The emulator of the example server (a port of its own), by the scene, as docs/getting-started.md shows.
+    expect(command).toBe(`curl -X POST ${server.wiring.emulator!.url}/emulator/scan -H 'content-type: application/json' -d '{"scene_str":"${sceneStr}"}'`)
+    expect(lines.slice(intro + 2, intro + 4)).toEqual(['', expect.stringMatching(/^Scan the code with WeChat \(valid until \d{2}:\d{2}\)\. Ctrl-C cancels\.$/)])
+
+    // Run as printed, from another "terminal": the emulated phone scans and the terminal is signed in.
+    // (Not spawnSync: the emulator that answers it runs in this process.)
+    const scanned = await new Promise<{ status: number | null; stdout: string }>((resolve, reject) => {
+      execFile('sh', ['-c', command], { encoding: 'utf8' }, (error, stdout) => (error !== null && error.code === undefined ? reject(error) : resolve({ status: error?.code === undefined ? 0 : Number(error.code), stdout })))
+    })
+    expect(scanned.status).toBe(0)
+    expect(JSON.parse(scanned.stdout)).toMatchObject({ status: 200, reply: { Content: expect.any(String) } })
+    expect(await run.exited).toBe(EXIT.authorized)
+    expect(run.output()).toContain('✓ Authorized: this terminal is signed in.')
+  })
+
   it('prints the plans and how to buy when the scan needs a purchase, and exits 3', async () => {
     // The phone's user had the free trial long ago.
     const earlier = await server.wiring.auth.createScene({ deviceId: 'cli-test-earlier' })
@@ -161,6 +186,24 @@ describe('npm run login', () => {
   })
 })
 
+describe('the emulator scan command', () => {
+  const sceneStr = 'pc_0123456789abcdef0123456789abcdef'
+  it('is the emulator scan by scene when the emulator drew the code', () => {
+    expect(emulatorScanCommand({ sceneStr, qrUrl: 'http://127.0.0.1:3001/cgi-bin/showqrcode?ticket=gQH%2B8DwAAAAA%3D%3D' })).toBe(
+      `curl -X POST http://127.0.0.1:3001/emulator/scan -H 'content-type: application/json' -d '{"scene_str":"${sceneStr}"}'`,
+    )
+    // An emulator behind a path prefix.
+    expect(emulatorScanCommand({ sceneStr, qrUrl: 'https://dev.example.com/wx/cgi-bin/showqrcode?ticket=t' })).toContain(' https://dev.example.com/wx/emulator/scan ')
+  })
+
+  it('is absent for WeChat\'s own codes and for anything it cannot quote', () => {
+    expect(emulatorScanCommand({ sceneStr, qrUrl: 'https://mp.weixin.qq.com/cgi-bin/showqrcode?ticket=gQH%2B8DwAAAAA%3D%3D' })).toBeNull()
+    expect(emulatorScanCommand({ sceneStr, qrUrl: 'https://img.example.com/qr/123.png' })).toBeNull()
+    expect(emulatorScanCommand({ sceneStr, qrUrl: 'not a url' })).toBeNull()
+    expect(emulatorScanCommand({ sceneStr: "pc_'; rm -rf ~", qrUrl: 'http://127.0.0.1:3001/cgi-bin/showqrcode?ticket=t' })).toBeNull()
+  })
+})
+
 describe('login() on a terminal', () => {
   it('redraws a refreshed code in place, in colour, then signs in with it', async () => {
     let written = ''
@@ -189,5 +232,28 @@ describe('login() on a terminal', () => {
     await server.wiring.emulator!.scan({ sceneStr: scenesOf(deviceId)[1] as string, openid: 'o_cli_terminal' })
     expect(await done).toBe(EXIT.authorized)
     expect(written).toContain('✓ Authorized')
+  })
+
+  it('counts the rows of lines wider than the terminal when it redraws', async () => {
+    let written = ''
+    const columns = 60
+    const out = { isTTY: true, rows: 400, columns, write: (text: string) => void (written += text) }
+    const deviceId = newDevice()
+    const done = login({ baseUrl: `${server.url}/auth`, deviceId, out, color: false, compact: false, signal: new AbortController().signal })
+    await expect.poll(() => written).toContain('Ctrl-C cancels')
+    const firstDrawing = written
+    const lines = firstDrawing.split('\n').slice(0, -1)
+    // The scan command is wider than 60 columns: it takes more than one row.
+    expect(lines.some((line) => line.length > columns)).toBe(true)
+    const rows = lines.reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / columns)), 0)
+    expect(rows).toBeGreaterThan(lines.length)
+
+    clock.ahead += 301_000
+    expect(await server.wiring.auth.getStatus(scenesOf(deviceId)[0] as string)).toEqual({ status: 'expired' })
+    await expect.poll(() => written.slice(firstDrawing.length), { timeout: 20_000 }).toContain('Ctrl-C cancels')
+    expect(written.slice(firstDrawing.length).startsWith(`\x1b[${rows}F\x1b[J`)).toBe(true)
+
+    await server.wiring.emulator!.scan({ sceneStr: scenesOf(deviceId)[1] as string, openid: 'o_cli_narrow_terminal' })
+    expect(await done).toBe(EXIT.authorized)
   })
 })

@@ -108,7 +108,7 @@ describe.skipIf(skipBrowser)('the demo page in chromium: signing in', () => {
       server.wiring.emulator!.failNext('qrcode/create', { errcode: 45009, errmsg: 'api freq out of limit' })
       await page.getByRole('button', { name: 'New code' }).click()
       await page.getByText('No code could be created.').waitFor()
-      expect(await page.locator('#status-text').textContent()).toMatch(/The QR code could not be created/)
+      expect(await page.locator('#status-text').textContent()).toMatch(/QR code creation failed: the messaging platform refused/)
       await page.screenshot({ path: `${OUTPUT}5-error.png` })
       await page.getByRole('button', { name: 'Try again' }).click()
       await qrLoaded(page)

@@ -22,7 +22,6 @@
  *
  * @module
  */
-import type { ExampleConfig } from './config'
 import { ConfigError } from './config-error'
 
 /** Whether the demo routes answer, and the start-up line that says why (none when fully emulated by default). */
@@ -37,10 +36,24 @@ export interface DemoMode {
 const ROUTES = '/demo/config, /demo/emulator-scan and /demo/pay'
 
 /**
+ * What the demo mode depends on: the parts of the example's configuration (`ExampleConfig`) that say
+ * which platforms are real. Written out here so that config.ts, which checks the mode, and this
+ * module do not import each other.
+ */
+export interface DemoModeInput {
+  /** The Official Account: `account` when real (`WECHAT_APP_ID`), `emulator` otherwise. */
+  wechat: { kind: string }
+  /** WeChat Pay: `merchant` when real (`WECHATPAY_MCHID`), `emulator`, `none`; absent means `emulator`. */
+  wechatPay?: { kind: string }
+  /** `SCANAUTH_DEMO`: true turns the demo routes on, false off, absent decides by the platforms. */
+  demo?: boolean
+}
+
+/**
  * The demo mode of `config`. Throws a {@link ConfigError} for a real Official Account with the WeChat
  * Pay emulator (`wechatPay` absent or `emulator`) unless `demo` is true.
  */
-export function demoModeOf(config: Pick<ExampleConfig, 'wechat' | 'wechatPay' | 'demo'>): DemoMode {
+export function demoModeOf(config: DemoModeInput): DemoMode {
   const pay = config.wechatPay?.kind ?? 'emulator'
   const realAccount = config.wechat.kind === 'account'
   if (realAccount && pay === 'emulator' && config.demo !== true) throw new ConfigError(emulatedPayRefusal([]))

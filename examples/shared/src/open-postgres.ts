@@ -9,7 +9,7 @@ import pg from 'pg'
 import { PostgresStore, PostgresStoreError } from '@scanauth/postgres'
 import { ConfigError, type StoreConfig } from './config'
 import { redactUrl } from './redact-url'
-import type { OpenedStore } from './open-store'
+import type { OpenedStore } from './opened-store'
 
 type PostgresConfig = Extract<StoreConfig, { kind: 'postgres' }>
 

@@ -8,21 +8,13 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Redis } from 'ioredis'
-import { MemoryStore, type Store } from '@scanauth/core'
+import { MemoryStore } from '@scanauth/core'
 import { SqliteStore } from '@scanauth/sqlite'
 import { RedisStore } from '@scanauth/redis'
 import { ConfigError, type StoreConfig } from './config'
 import { openPostgres } from './open-postgres'
+import type { OpenedStore } from './opened-store'
 import { redactUrl } from './redact-url'
-
-/** An open store, what closes it, and how the start-up line names it. */
-export interface OpenedStore {
-  store: Store
-  /** Releases what was opened for the store (the file, the Redis connection, the PostgreSQL pool). */
-  close(): Promise<void>
-  /** The store in the start-up line, without secrets (e.g. `redis redis://:***@host:6379/ (prefix scanauth:)`). */
-  label: string
-}
 
 /** Opens the configured store. */
 export async function openStore(config: StoreConfig, log: (line: string) => void): Promise<OpenedStore> {

@@ -193,7 +193,7 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
       const res = await postJson(`${url}/auth/create_scene`, { device_id: 'd' })
       expect(res.status).toBe(502)
       // In our words; WeChat's code and text only in the server's log (B-wire-5).
-      expect(res.body.detail).toMatch(/^The QR code could not be created/)
+      expect(res.body.detail).toMatch(/^QR code creation failed: the messaging platform refused/)
       expect(res.body.detail).not.toContain('45009')
       expect(lines.join('\n')).toMatch(/scene creation failed: .*45009/)
       // The next one works again.
@@ -208,7 +208,7 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
       })
       const res = await postJson(`${url}/auth/create_scene`, { device_id: 'd' })
       expect(res.status).toBe(502)
-      expect(res.body.detail).toMatch(/^The QR code could not be created/)
+      expect(res.body.detail).toMatch(/^QR code creation failed: the messaging platform refused/)
       expect(res.body.detail).not.toContain(String(port))
       // The Official Account is real: no demo routes (demo-routes-suite.ts has the rest).
       expect((await fetchJson(`${url}/demo/config`)).status).toBe(404)

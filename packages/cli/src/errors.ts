@@ -42,6 +42,12 @@ export type ScanAuthCliErrorCode =
   | 'schema_outdated'
   /** The store was written by a newer release than this CLI's store packages: upgrade `@scanauth/cli`. */
   | 'schema_too_new'
+  /**
+   * The store lacks an optional method of the Store contract that the command reads with (the
+   * operator reads `listLiveSessions` and `schemaState`, the order methods, `purgeExpired`): a
+   * store of your own that left it out. Every scanauth store has them all. Nothing was written.
+   */
+  | 'unsupported'
   /** No user has this openid (`user`, `signout`, `ledger`, `orders`). */
   | 'user_not_found'
   /** No authorization has this id (`revoke`). */
@@ -63,6 +69,7 @@ export const EXIT_STATUS: Readonly<Record<ScanAuthCliErrorCode, 1 | 2>> = {
   store_not_initialized: 1,
   schema_outdated: 1,
   schema_too_new: 1,
+  unsupported: 1,
   user_not_found: 1,
   authorization_not_found: 1,
   refused: 1,

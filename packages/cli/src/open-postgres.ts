@@ -1,16 +1,16 @@
 /**
  * The PostgreSQL store of the CLI: a small pool of its own that gives up after a few seconds when
  * the database does not answer, and a schema that must already hold the scanauth tables at the
- * version this release reads (the version is read before `PostgresStore.migrate()` is called,
- * which on a current schema changes nothing and lets the store's methods run).
+ * version this release reads (the store's `schemaState`, read before `PostgresStore.migrate()` is
+ * called, which on a current schema changes nothing and lets the store's methods run).
  *
  * @module
  */
 import pg from 'pg'
-import { PostgresStore, PostgresStoreError, SCHEMA_VERSION, VERSION_TABLE } from '@scanauth/postgres'
-import type { SessionRecord } from '@scanauth/core'
+import { PostgresStore, PostgresStoreError } from '@scanauth/postgres'
+import type { SchemaState } from '@scanauth/core/store'
 import { ScanAuthCliError, reasonOf } from './errors'
-import { assertCurrent, type LiveSessions, type MigrationReport, type OpenedStore } from './opened-store'
+import { assertCurrent, storeMethod, type MigrationReport, type OpenedStore } from './opened-store'
 import { redactUrl, type StoreConfig } from './store-config'
 
 type PostgresConfig = Extract<StoreConfig, { kind: 'postgres' }>
@@ -25,19 +25,17 @@ const REFUSED = new Set(['3D000', '28000', '28P01'])
 export async function openPostgres(config: PostgresConfig): Promise<OpenedStore> {
   const { pool, where } = poolFor(config)
   try {
-    const found = await schemaVersion(pool, config, where)
-    if (found === null) {
+    const store = new PostgresStore({ pool, schema: config.schema })
+    const state = await schemaStateOf(store, config, where)
+    if (!state.exists) {
       throw new ScanAuthCliError(
         'store_not_initialized',
         `there is no schema ${config.schema} in ${where}: is it the schema your servers use? (--pg-schema or SCANAUTH_PG_SCHEMA; \`scanauth migrate\` creates it)`,
       )
     }
-    assertCurrent(found, SCHEMA_VERSION, `schema ${config.schema} in ${where}`)
-    const store = new PostgresStore({ pool, schema: config.schema })
+    assertCurrent(state.version, state.latest, `schema ${config.schema} in ${where}`)
     // The schema is current: this takes the migration lock for a moment and writes nothing.
-    await store.migrate().catch((error: unknown) => {
-      throw failure(error, config, where)
-    })
+    await migrateWith(store, config, where)
     return opened(config, pool, store)
   } catch (error) {
     await pool.end().catch(() => undefined)
@@ -49,13 +47,11 @@ export async function openPostgres(config: PostgresConfig): Promise<OpenedStore>
 export async function migratePostgres(config: PostgresConfig): Promise<MigrationReport> {
   const { pool, where } = poolFor(config)
   try {
-    const found = await schemaVersion(pool, config, where)
-    if (found !== null && found > SCHEMA_VERSION) assertCurrent(found, SCHEMA_VERSION, `schema ${config.schema} in ${where}`)
     const store = new PostgresStore({ pool, schema: config.schema })
+    const state = await schemaStateOf(store, config, where)
+    if (state.version > state.latest) assertCurrent(state.version, state.latest, `schema ${config.schema} in ${where}`)
     // One transaction under an advisory lock: safe beside servers that migrate as they start.
-    const outcome = await store.migrate().catch((error: unknown) => {
-      throw failure(error, config, where)
-    })
+    const outcome = await migrateWith(store, config, where)
     await store.close()
     return { kind: 'postgres', label: labelOf(config), from: outcome.from, to: outcome.to, migrated: outcome.from !== outcome.to }
   } finally {
@@ -80,15 +76,21 @@ function poolFor(config: PostgresConfig): { pool: pg.Pool; where: string } {
   return { pool, where: `${redactUrl(config.url, 'the database URL given')} (${config.from})` }
 }
 
-/** The schema's version: null when the schema does not exist, 0 when it holds no scanauth tables. */
-async function schemaVersion(pool: pg.Pool, config: PostgresConfig, where: string): Promise<number | null> {
+/** Whether the schema exists, and its version (0 when it holds no scanauth tables), from the store's `schemaState`. */
+async function schemaStateOf(store: PostgresStore, config: PostgresConfig, where: string): Promise<SchemaState> {
+  const read = storeMethod(store, 'schemaState', labelOf(config), 'read its schema version')
   try {
-    const schema = await pool.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [config.schema])
-    if (schema.rowCount === 0) return null
-    const table = await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [`"${config.schema}".${VERSION_TABLE}`])
-    if (table.rows[0]?.found == null) return 0
-    const version = await pool.query<{ v: number }>(`SELECT COALESCE(MAX(version), 0)::integer AS v FROM "${config.schema}".${VERSION_TABLE}`)
-    return version.rows[0]?.v ?? 0
+    return await read()
+  } catch (error) {
+    throw failure(error, config, where)
+  }
+}
+
+/** The store's `migrate`, its failures in the CLI's codes. */
+async function migrateWith(store: PostgresStore, config: PostgresConfig, where: string): Promise<{ from: number; to: number }> {
+  const migrate = storeMethod(store, 'migrate', labelOf(config), 'migrate its schema')
+  try {
+    return await migrate()
   } catch (error) {
     throw failure(error, config, where)
   }
@@ -113,22 +115,10 @@ function failure(error: unknown, config: PostgresConfig, where: string): ScanAut
 }
 
 function opened(config: PostgresConfig, pool: pg.Pool, store: PostgresStore): OpenedStore {
-  const sessions = `"${config.schema}".scanauth_sessions`
   return {
     kind: 'postgres',
     label: labelOf(config),
     store,
-    async liveSessions(userId: number, now: number, limit: number): Promise<LiveSessions> {
-      // One statement, so the count and the list come from one snapshot.
-      const { rows } = await pool.query<{ live: number; latest: SessionRecord[] | null }>(
-        `SELECT (SELECT count(*)::integer FROM ${sessions} WHERE user_id = $1 AND expires_at > $2) AS live,
-                (SELECT json_agg(json_build_object('id', id, 'token', token, 'userId', user_id, 'deviceId', device_id, 'sceneId', scene_id,
-                                                   'createdAt', created_at, 'expiresAt', expires_at) ORDER BY id DESC)
-                   FROM (SELECT * FROM ${sessions} WHERE user_id = $1 AND expires_at > $2 ORDER BY id DESC LIMIT $3) AS l) AS latest`,
-        [userId, now, limit],
-      )
-      return { live: rows[0]?.live ?? 0, latest: rows[0]?.latest ?? [] }
-    },
     async close() {
       await store.close()
       await pool.end()

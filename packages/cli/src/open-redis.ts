@@ -1,15 +1,15 @@
 /**
  * The Redis store of the CLI: one ioredis connection that gives up at once when Redis does not
  * answer (no reconnect loop, no offline queue that would send a command later), and a prefix that
- * must already hold scanauth data of the current key layout.
+ * must already hold scanauth data of the current key layout, as the store's `schemaState` tells.
  *
  * @module
  */
 import { Redis } from 'ioredis'
-import { Keys, LAYOUT_VERSION, RedisStore } from '@scanauth/redis'
-import type { SessionRecord } from '@scanauth/core'
+import { RedisStore } from '@scanauth/redis'
+import type { SchemaState } from '@scanauth/core/store'
 import { ScanAuthCliError, reasonOf } from './errors'
-import type { LiveSessions, MigrationReport, OpenedStore } from './opened-store'
+import { storeMethod, type MigrationReport, type OpenedStore } from './opened-store'
 import { redactUrl, type StoreConfig } from './store-config'
 
 type RedisConfig = Extract<StoreConfig, { kind: 'redis' }>
@@ -17,22 +17,20 @@ type RedisConfig = Extract<StoreConfig, { kind: 'redis' }>
 /** How long connecting may take before the store counts as unreachable. */
 const CONNECT_TIMEOUT_MS = 5_000
 
-/** What the prefix holds: no scanauth data, data of this key layout, or of another one. */
-type PrefixState = { kind: 'empty' } | { kind: 'current' } | { kind: 'other'; layout: string }
-
 /** Connects and checks the prefix; refuses an unreachable server and a prefix without current scanauth data. */
 export async function openRedis(config: RedisConfig): Promise<OpenedStore> {
   const { client, where } = await connect(config)
   try {
-    const state = await prefixState(client, config, where)
-    if (state.kind === 'empty') {
+    const store = new RedisStore({ client, keyPrefix: config.keyPrefix })
+    const state = await layoutOf(store, config, where)
+    if (state.version === 0) {
       throw new ScanAuthCliError(
         'store_not_initialized',
         `nothing is stored under the prefix ${JSON.stringify(config.keyPrefix)} at ${where}: is it the prefix your servers use? (--redis-prefix or SCANAUTH_REDIS_PREFIX)`,
       )
     }
-    if (state.kind === 'other') throw layoutError(config, where, state.layout)
-    return opened(config, client)
+    if (state.version !== state.latest) throw layoutError(config, where, state)
+    return opened(config, client, store)
   } catch (error) {
     client.disconnect()
     throw error
@@ -43,8 +41,8 @@ export async function openRedis(config: RedisConfig): Promise<OpenedStore> {
 export async function migrateRedis(config: RedisConfig): Promise<MigrationReport> {
   const { client, where } = await connect(config)
   try {
-    const state = await prefixState(client, config, where)
-    if (state.kind === 'other') throw layoutError(config, where, state.layout)
+    const state = await layoutOf(new RedisStore({ client, keyPrefix: config.keyPrefix }), config, where)
+    if (state.version !== 0 && state.version !== state.latest) throw layoutError(config, where, state)
     return { kind: 'redis', label: labelOf(config), from: null, to: null, migrated: false }
   } finally {
     client.disconnect()
@@ -80,47 +78,32 @@ async function connect(config: RedisConfig): Promise<{ client: Redis; where: str
   }
 }
 
-/** Reads the prefix's counters hash, which the first commit of any server creates with the layout version. */
-async function prefixState(client: Redis, config: RedisConfig, where: string): Promise<PrefixState> {
-  const seq = new Keys(config.keyPrefix).seq
+/**
+ * The key layout the prefix holds, from the store's `schemaState` (0 when nothing was written under
+ * it: the first commit of any server writes the layout).
+ */
+async function layoutOf(store: RedisStore, config: RedisConfig, where: string): Promise<SchemaState> {
+  const read = storeMethod(store, 'schemaState', labelOf(config), 'read its key layout')
   try {
-    const [exists, layout] = await Promise.all([client.exists(seq), client.hget(seq, 'layout')])
-    if (exists === 0) return { kind: 'empty' }
-    if (layout === LAYOUT_VERSION) return { kind: 'current' }
-    return { kind: 'other', layout: layout ?? '1' }
+    return await read()
   } catch (error) {
     throw new ScanAuthCliError('store_unavailable', `Redis at ${where} refused to answer: ${reasonOf(error)}`, { cause: error })
   }
 }
 
-function layoutError(config: RedisConfig, where: string, layout: string): ScanAuthCliError {
+function layoutError(config: RedisConfig, where: string, state: SchemaState): ScanAuthCliError {
   return new ScanAuthCliError(
     'schema_outdated',
-    `the prefix ${JSON.stringify(config.keyPrefix)} at ${where} holds data of key layout ${layout} and this CLI reads layout ${LAYOUT_VERSION}; ` +
+    `the prefix ${JSON.stringify(config.keyPrefix)} at ${where} holds data of key layout ${state.version} and this CLI reads layout ${state.latest}; ` +
       'Redis data is not migrated: use a fresh prefix (docs/redis.md, "Upgrading from 0.1.0")',
   )
 }
 
-function opened(config: RedisConfig, client: Redis): OpenedStore {
-  const store = new RedisStore({ client, keyPrefix: config.keyPrefix })
-  const keys = store.keys
+function opened(config: RedisConfig, client: Redis, store: RedisStore): OpenedStore {
   return {
     kind: 'redis',
     label: labelOf(config),
     store,
-    async liveSessions(userId: number, now: number, limit: number): Promise<LiveSessions> {
-      // us:<userId> holds the tokens of the user's sessions scored by expiresAt; an ended session
-      // is removed from it, so the entries above `now` are the live ones. All sessions of a server
-      // share one lifetime, so the latest to expire are the latest created; sorted by id below.
-      const index = keys.userSessions(userId)
-      const [live, tokens] = await Promise.all([client.zcount(index, `(${now}`, '+inf'), client.zrevrangebyscore(index, '+inf', `(${now}`, 'LIMIT', 0, limit)])
-      const loaded = await Promise.all(tokens.map((sessionToken) => store.load({ sessionToken })))
-      const latest = loaded
-        .map((l) => l.session)
-        .filter((s): s is SessionRecord => s !== null && s.expiresAt > now)
-        .sort((a, b) => b.id - a.id)
-      return { live, latest }
-    },
     async close() {
       await store.close()
       await client.quit().catch(() => client.disconnect())

@@ -1,18 +1,27 @@
 /**
- * What a command gets: an open store of one of the three kinds, what the store contract does not
- * offer (a user's live sessions, read from the backend directly), and what closes it all.
+ * What a command gets: an open store of one of the three kinds and what closes it, and how a
+ * command reaches an optional method of the Store contract (the operator reads, the order methods,
+ * `purgeExpired`): through {@link storeMethod}, which refuses in one line a store without it. The
+ * CLI reads every store through the Store contract only; it knows no table and no key.
  *
  * @module
  */
-import type { SessionRecord, Store } from '@scanauth/core'
+import type { Store } from '@scanauth/core'
 import { ScanAuthCliError } from './errors'
 
-/** A user's live sessions: how many, and the latest few (highest id first). */
-export interface LiveSessions {
-  /** How many of the user's sessions are live (`expiresAt > now`). */
-  live: number
-  /** The latest of them, newest first. */
-  latest: SessionRecord[]
+/** The optional methods of the Store contract the commands read or write with. */
+export type OptionalStoreMethod = 'listLiveSessions' | 'schemaState' | 'migrate' | 'listOpenOrders' | 'loadOrder' | 'purgeExpired'
+
+/**
+ * The store's optional method `name`, bound to it, or a `unsupported` refusal naming the store,
+ * the method and what the command needed it for (`what`), e.g. "list a user's live sessions".
+ */
+export function storeMethod<K extends OptionalStoreMethod>(store: Store, name: K, label: string, what: string): NonNullable<Store[K]> {
+  const method = store[name]
+  if (typeof method !== 'function') {
+    throw new ScanAuthCliError('unsupported', `${label} cannot ${what}: its store has no ${name}, an optional method of the Store contract (every scanauth store has it); nothing was changed`)
+  }
+  return (method as (...args: never[]) => unknown).bind(store) as NonNullable<Store[K]>
 }
 
 /** An open store. */
@@ -23,8 +32,6 @@ export interface OpenedStore {
   label: string
   /** The store, ready for `createScanAuth`. */
   store: Store
-  /** The user's live sessions at `now`, and the latest `latest` of them. */
-  liveSessions(userId: number, now: number, latest: number): Promise<LiveSessions>
   /** Closes the store and every connection or file the CLI opened for it. */
   close(): Promise<void>
 }

@@ -1,9 +1,14 @@
 /**
- * `@scanauth/core`: scan a QR code in WeChat to authorize a device.
+ * `@scanauth/core`: scan a QR code in WeChat to authorize a device. This is the door an application
+ * imports; its types name no Node module and no Node global, so it type-checks in a browser, edge,
+ * Deno or Bun project without `@types/node`. Two more doors serve other audiences:
+ * `@scanauth/core/store` (the Store contract and what store authors share) and
+ * `@scanauth/core/node` (Node `http` plumbing for framework adapters). docs/architecture.md
+ * draws them.
  *
  * - {@link createScanAuth}: the service (scenes, scans, the free trial, grants, consumption, sessions).
- * - {@link MemoryStore} and the {@link Store} contract that `@scanauth/sqlite`, `@scanauth/redis` and `@scanauth/postgres` implement.
- * - {@link sceneNeededUntil} and {@link purgeInBatches}: the one retention rule and the `purgeExpired` loop the stores share.
+ * - {@link MemoryStore}, and the {@link Store} type that `@scanauth/sqlite`, `@scanauth/redis` and
+ *   `@scanauth/postgres` implement.
  * - {@link createHttpHandler}: the routes of docs/behaviour.md as one framework-neutral function.
  * - {@link createFetchHandler}: the same routes as a Fetch-standard `(Request) => Promise<Response>`.
  * - {@link requireSessionFetch} and {@link requireAuthorizationFetch}: guards for an app's own Fetch
@@ -14,7 +19,7 @@
  *
  * @packageDocumentation
  */
-export { createScanAuth } from './service'
+export { createScanAuth } from './service/create-scan-auth'
 export type {
   ScanAuth,
   CreateSceneInput,
@@ -34,7 +39,8 @@ export type {
   LedgerList,
   RevokeInput,
   StatusOptions,
-} from './api'
+  WaitOptions,
+} from './service/api'
 export type {
   WebOAuthProvider,
   ConfirmationOptions,
@@ -43,10 +49,10 @@ export type {
   ConfirmationView,
   ConfirmationDecisionInput,
   ConfirmationDecisionResult,
-} from './confirm-api'
+} from './service/confirm-api'
 export { displayLabel, maskAddress, DEFAULT_CONFIRM_TICKET_TTL_SECONDS } from './rules/confirm'
-export { MAX_WAIT_MS, type WaitOptions } from './scene-waiters'
-export type { ScanAuthOptions, ScanAuthHooks, RateLimitOptions } from './options'
+export { MAX_WAIT_MS } from './service/scene-waiters'
+export type { ScanAuthOptions, ScanAuthHooks, RateLimitOptions } from './service/options'
 export type { TelemetryOptions, TelemetryTracer, TelemetryMeter, TelemetryCounter, TelemetryHistogram, TelemetrySpan, TelemetryAttributes, TelemetryAttributeValue } from './telemetry/types'
 export type {
   PlanGrant,
@@ -57,7 +63,7 @@ export type {
   ProviderTransaction,
   ProviderRefund,
   ProviderCloseResult,
-} from './payments'
+} from './orders/provider'
 export {
   MAX_ORDER_TTL_MINUTES,
   MAX_PLAN_DAYS,
@@ -68,7 +74,7 @@ export {
   isPlanDescription,
   isPlanPoints,
   type PaymentOptions,
-} from './payment-options'
+} from './orders/options'
 export type {
   PlanView,
   PurchaseInput,
@@ -79,53 +85,17 @@ export type {
   ReconcileOptions,
   ReconcileResult,
   OrderView,
-} from './orders-api'
+} from './orders/api'
 export { REUSE_MIN_REMAINING_MS, grantKeyOf } from './rules/orders'
 export type { WindowLimit } from './rules/rate-limits'
-export type { ScanEvent, ActivationEvent, ConfirmEvent, OrderPaidEvent, PaymentRejectedEvent } from './hooks'
-export type { QrProvider, QrRequest, QrCode } from './qr'
-export type { Authorization, AuthorizationSummary, LedgerEntry, UserInfo } from './views'
+export type { ScanEvent, ActivationEvent, ConfirmEvent, OrderPaidEvent, PaymentRejectedEvent } from './service/hooks'
+export type { QrProvider, QrRequest, QrCode } from './service/qr'
+export type { Authorization, AuthorizationSummary, LedgerEntry, UserInfo } from './service/views'
 export { ScanAuthError, ERROR_STATUS, type ScanAuthErrorCode } from './errors'
-export { MemoryStore, type MemoryStoreSnapshot } from './memory-store'
-export { SceneListenerSet, type SceneListenerEvents } from './scene-listeners'
-export {
-  resolvePurgeOptions,
-  purgeInBatches,
-  purgeableScenes,
-  startOfScenes,
-  DEFAULT_PURGE_BATCH_SIZE,
-  type PurgeSceneCandidate,
-  type PurgeSceneCursor,
-  type PurgeOptions,
-  type PurgeResult,
-  type ResolvedPurgeOptions,
-  type PurgeBatchOutcome,
-} from './purge'
-export { sceneNeededUntil, orderNeededUntil, purgeCutoff, mayPurge } from './rules/retention'
-export { fifoOrder } from './rules/authorizations'
-export {
-  NEW_USER,
-  type Store,
-  type LoadQuery,
-  type LoadResult,
-  type ChangeSet,
-  type SceneWrite,
-  type SceneDraft,
-  type UserWrite,
-  type UserRef,
-  type NewAuthorization,
-  type NewSession,
-  type AssignedIds,
-  type CommitResult,
-  type AuthorizationRef,
-  type NewLedgerEntry,
-  type NewIdempotencyRecord,
-  type SessionSelector,
-  type SceneChangeListener,
-  type LedgerQuery,
-  type OrderWrite,
-  type OpenOrderQuery,
-} from './store'
+export { MemoryStore, type MemoryStoreSnapshot } from './store/memory-store'
+export type { Store } from './store/contract'
+export type { LiveSessionQuery, UserListQuery, OrderListQuery, OrderCursor, SchemaState, SchemaStep, MigrationResult } from './store/operator-reads'
+export type { PurgeOptions, PurgeResult } from './store/purge'
 export type {
   SceneRecord,
   SceneStatus,
@@ -143,14 +113,12 @@ export type {
   OrderStatus,
   OrderGrant,
   OrderRefundRecord,
-} from './records'
+} from './store/records'
 export { createHttpHandler } from './http/handler'
 export { DEFAULT_MAX_BODY_BYTES, responseText, type HttpHandler, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './http/types'
-export { readRawBody, firstQueryValues } from './http/node-body'
-export { mayWait, clientGoneSignal } from './http/node-wait'
-export { writeEventStream, writeResponseHead } from './http/node-events'
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './http/fetch-handler'
 export { readFetchBody } from './http/fetch-body'
+export { DEFAULT_NOTIFY_MAX_BODY_BYTES, type RawNotificationRequest, type RawNotificationHandler } from './http/raw-notification'
 export { openApiDocument, openApiJson } from './http/openapi'
 export {
   createRouteGuard,
@@ -169,4 +137,4 @@ export {
   type FetchSessionGuardOptions,
   type FetchAuthorizationGuardOptions,
 } from './http/fetch-guard'
-export { SCENE_STR_PATTERN, ORDER_ID_PATTERN, newSceneStr, newSessionToken, newOrderId, newSecret } from './random'
+export { SCENE_STR_PATTERN, ORDER_ID_PATTERN } from './service/random'

@@ -50,7 +50,7 @@ describe('Fetch route guards without a framework', () => {
     const refused = await guard(new Request('http://app.test/api'))
     expect(refused).toBeInstanceOf(Response)
     expect((refused as Response).status).toBe(401)
-    expect(await (refused as Response).json()).toEqual({ detail: expect.any(String) })
+    expect(await (refused as Response).json()).toEqual({ error: 'unauthorized', detail: expect.any(String) })
     const { sceneStr } = await auth.createScene({ deviceId: 'd' })
     await auth.handleScan({ sceneStr, openid: 'o' })
     const status = await auth.getStatus(sceneStr)

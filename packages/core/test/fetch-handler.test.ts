@@ -159,7 +159,7 @@ describe('createFetchHandler on Hono', () => {
     qr.failWith = 'errcode=40013 errmsg=invalid appid'
     const res = await post(`${url}/auth/create_scene`, JSON.stringify({ device_id: 'tv' }))
     // In our words; WeChat's text is for onError and the log only (B-wire-5).
-    expect(res).toMatchObject({ status: 502, body: { detail: expect.stringMatching(/^The QR code could not be created/) } })
+    expect(res).toMatchObject({ status: 502, body: { detail: expect.stringMatching(/^QR code creation failed: the messaging platform refused/) } })
     expect(JSON.stringify(res.body)).not.toMatch(/40013|invalid appid/)
   })
 

@@ -85,7 +85,7 @@ describe('POST create_scene', () => {
     expect(res).toEqual({
       status: 502,
       headers: expect.any(Object),
-      body: { detail: 'The QR code could not be created: the messaging platform refused the request or could not be reached. Try again in a moment.' },
+      body: { detail: 'QR code creation failed: the messaging platform refused the request or could not be reached. Try again in a moment.' },
     })
     const reported: unknown[] = []
     const reporting = createHttpHandler(auth, { onError: (error) => void reported.push(error) })

@@ -1,12 +1,12 @@
 // The ledger read off a user draft (rules/ledger.ts) and the idempotency rules (rules/idempotency.ts),
 // as pure functions: no store, no clock.
 import { describe, expect, it } from 'vitest'
-import type { AuthorizationRecord } from '../src/records'
+import type { AuthorizationRecord } from '../src/store/records'
 import { newPointsAuthorization, revoke, runActivationStep, spend } from '../src/rules/authorizations'
 import { fingerprintOf, isRepeat } from '../src/rules/idempotency'
 import { ledgerEntries } from '../src/rules/ledger'
 import { addAuthorization, draftUser, newUser, withAuthorizations } from '../src/rules/user'
-import { NEW_USER } from '../src/store'
+import { NEW_USER } from '../src/store/contract'
 
 const T = 1_000_000
 

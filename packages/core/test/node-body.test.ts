@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { firstQueryValues, readRawBody } from '@scanauth/core'
+import { firstQueryValues, readRawBody } from '@scanauth/core/node'
 
 describe('readRawBody', () => {
   it('reads a stream to its end', async () => {

@@ -2,7 +2,7 @@
 // does not read holds the iteration back (backpressure) instead of the server buffering everything.
 import { expect, it } from 'vitest'
 import { serverPerTest, slowReader } from '@scanauth/testkit'
-import { writeEventStream } from '../src'
+import { writeEventStream } from '@scanauth/core/node'
 
 const serve = serverPerTest()
 

@@ -8,6 +8,7 @@ import { Hono } from 'hono'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createFetchHandler, type Store } from '@scanauth/core'
 import { describeHttpRoutes } from '@scanauth/testkit'
+import { ROUTES } from '../src/http/routes'
 import { connectionAddresses, honoServerPerTest } from './fetch-hono'
 import { conformance } from './openapi-conformance'
 
@@ -58,33 +59,25 @@ describeHttpRoutes(
 )
 
 describe('the answers checked', () => {
-  it('include the main answer of every route, and the errors', () => {
+  it('include every successful answer of every route, and the errors', () => {
+    // Every answer the route table declares (the document's aside: it has tests of its own).
+    for (const route of ROUTES) {
+      if (route.document === true) continue
+      for (const status of Object.keys(route.answers)) expect(seen, `${route.method} ${route.path} ${status}`).toContain(`${route.method} ${route.path} ${status}`)
+    }
     for (const answer of [
-      'POST /create_scene 200',
       'POST /create_scene 400',
       'POST /create_scene 500',
       'POST /create_scene 502',
-      'GET /status 200',
       'GET /status 400',
       'GET /status 403',
       'GET /status 404',
-      'GET /events 200',
-      'GET /events 204',
-      'GET /session 200',
       'GET /session 401',
-      'POST /consume 200',
-      'POST /logout 204',
-      'GET /plans 200',
-      'POST /purchase 200',
       'POST /purchase 403',
       'POST /purchase 404',
       'POST /purchase 409',
       'POST /purchase 429',
       'POST /purchase 502',
-      'GET /order 200',
-      'GET /confirm 302',
-      'GET /confirm 200',
-      'POST /confirm 200',
       'GET /create_scene 405',
     ]) {
       expect(seen, answer).toContain(answer)

@@ -2,7 +2,7 @@
 // scene) and the `payments` option's checks.
 import { describe, expect, it } from 'vitest'
 import { createScanAuth, MemoryStore, type Plan, type ProviderTransaction, type Store } from '@scanauth/core'
-import type { AuthorizationRecord } from '../src/records'
+import type { AuthorizationRecord } from '../src/store/records'
 import { RecordingQrProvider, TestPaymentService, TEST_MERCHANT } from '@scanauth/testkit'
 import {
   grantOf,

@@ -5,19 +5,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Hono } from 'hono'
 import { beforeEach, describe, expect, it } from 'vitest'
-import {
-  createFetchHandler,
-  createHttpHandler,
-  createScanAuth,
-  MemoryStore,
-  readRawBody,
-  ScanAuthError,
-  type RateLimitOptions,
-  type ScanAuth,
-  type Store,
-} from '@scanauth/core'
+import { createFetchHandler, createHttpHandler, createScanAuth, MemoryStore, ScanAuthError, type RateLimitOptions, type ScanAuth, type Store } from '@scanauth/core'
+import { readRawBody } from '@scanauth/core/node'
 import { ManualClock, RecordingQrProvider, serverPerTest } from '@scanauth/testkit'
-import { createPollCeiling } from '../src/poll-ceiling'
+import { createPollCeiling } from '../src/service/poll-ceiling'
 import { honoServerPerTest } from './fetch-hono'
 
 const serve = serverPerTest()

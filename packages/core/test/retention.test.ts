@@ -1,17 +1,8 @@
 // The one retention rule (docs/behaviour.md, D-retention, B-order-purge) and the purge loop every store shares.
 // How each store applies them is in the testkit's purge suite, run on every store.
 import { describe, expect, it } from 'vitest'
-import {
-  DEFAULT_PURGE_BATCH_SIZE,
-  mayPurge,
-  orderNeededUntil,
-  purgeCutoff,
-  purgeInBatches,
-  resolvePurgeOptions,
-  sceneNeededUntil,
-  type OrderRecord,
-  type PurgeBatchOutcome,
-} from '../src'
+import { type OrderRecord } from '@scanauth/core'
+import { DEFAULT_PURGE_BATCH_SIZE, mayPurge, orderNeededUntil, purgeCutoff, purgeInBatches, resolvePurgeOptions, sceneNeededUntil, type PurgeBatchOutcome } from '@scanauth/core/store'
 
 const T0 = Date.parse('2026-01-01T00:00:00Z')
 const fail = (option: string, message: string) => new Error(`${option}: ${message}`)

@@ -1,6 +1,6 @@
 // SceneListenerSet, the listener bookkeeping every store's watchScenes shares.
 import { expect, it } from 'vitest'
-import { SceneListenerSet } from '../src'
+import { SceneListenerSet } from '@scanauth/core/store'
 
 it('announces the first listener and the last one leaving, once each, and tells the listeners of the moment', () => {
   const events: string[] = []

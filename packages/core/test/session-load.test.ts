@@ -1,7 +1,8 @@
 // A session check reads the session and its user in one load (docs/behaviour.md, B-load-2); a store
 // written before LoadQuery.userOfSession, which ignores the flag, still works with a second load.
 import { describe, expect, it } from 'vitest'
-import { createScanAuth, MemoryStore, type LoadQuery, type Store } from '@scanauth/core'
+import { createScanAuth, MemoryStore, type Store } from '@scanauth/core'
+import { type LoadQuery } from '@scanauth/core/store'
 import { RecordingQrProvider } from '@scanauth/testkit'
 
 /** A MemoryStore that records every load, and optionally forgets the flag as an older store would. */

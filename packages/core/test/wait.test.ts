@@ -3,7 +3,8 @@
 // a timer at the deadline, so these waits are short but real).
 import { describe, expect, it } from 'vitest'
 import { eventually, RecordingQrProvider, WatchCountingStore } from '@scanauth/testkit'
-import { createHttpHandler, createScanAuth, MemoryStore, type LoadQuery, type LoadResult, type Store } from '../src/index'
+import { createHttpHandler, createScanAuth, MemoryStore, type Store } from '@scanauth/core'
+import { type LoadQuery, type LoadResult } from '@scanauth/core/store'
 
 /** A store that counts its subscriptions (testkit's) and its loads, to show what a wait costs. */
 class CountingStore extends WatchCountingStore {

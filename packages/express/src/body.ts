@@ -4,7 +4,7 @@
  * @module
  */
 import type { Request } from 'express'
-import { readRawBody } from '@scanauth/core'
+import { readRawBody } from '@scanauth/core/node'
 
 /**
  * The body: the raw bytes of an unread stream (at most `maxBytes + 1` of them), or what a parser that

@@ -22,11 +22,11 @@
 export { scanAuthRouter, type ScanAuthRouterOptions } from './router'
 export { requireSession, requireAuthorization, type SessionGuardOptions, type AuthorizationGuardMiddlewareOptions } from './guards'
 export { wechatCallbackMiddleware, type WechatCallbackMiddlewareOptions } from './wechat-callback'
+export { wechatPayNotifyMiddleware, keepRawBody, type WechatPayNotifyMiddlewareOptions } from './wechat-pay-notify'
+// What `createWechatPayNotificationHandler` of `@scanauth/wechat-pay` takes and returns, and the body
+// limit, under this package's names (see raw-notification.ts).
 export {
-  wechatPayNotifyMiddleware,
-  keepRawBody,
   DEFAULT_NOTIFY_MAX_BODY_BYTES,
-  type WechatPayNotifyMiddlewareOptions,
-  type WechatPayNotificationHandler,
-  type WechatPayNotificationRequest,
-} from './wechat-pay-notify'
+  type RawNotificationHandler as WechatPayNotificationHandler,
+  type RawNotificationRequest as WechatPayNotificationRequest,
+} from './raw-notification'

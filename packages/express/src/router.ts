@@ -4,7 +4,8 @@
  * @module
  */
 import { Router, type NextFunction, type Request, type Response } from 'express'
-import { clientGoneSignal, createHttpHandler, DEFAULT_MAX_BODY_BYTES, mayWait, writeEventStream, type HttpHandlerOptions, type ScanAuth } from '@scanauth/core'
+import { createHttpHandler, DEFAULT_MAX_BODY_BYTES, type HttpHandlerOptions, type ScanAuth } from '@scanauth/core'
+import { clientGoneSignal, mayWait, writeEventStream } from '@scanauth/core/node'
 import { bodyOf } from './body'
 import { sendJson } from './send'
 

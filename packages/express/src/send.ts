@@ -4,7 +4,8 @@
  * @module
  */
 import type { Response } from 'express'
-import { responseText, writeResponseHead, type HttpResponse } from '@scanauth/core'
+import { responseText, type HttpResponse } from '@scanauth/core'
+import { writeResponseHead } from '@scanauth/core/node'
 
 /**
  * Sends a handler response as it is: status, headers, the JSON body (or the confirm page's HTML) and its length. Not `res.json`:

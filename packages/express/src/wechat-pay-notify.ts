@@ -13,25 +13,8 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { RequestHandler } from 'express'
-import { readRawBody } from '@scanauth/core'
-
-/** A notification as the handler takes it: the headers and the raw body. */
-export interface WechatPayNotificationRequest {
-  /** The request headers (Node's lower-cased names). */
-  headers: Record<string, string | string[] | undefined>
-  /** The raw body bytes, exactly as received. */
-  body: Uint8Array | string
-}
-
-/** What `createWechatPayNotificationHandler` of `@scanauth/wechat-pay` returns. */
-export type WechatPayNotificationHandler = (request: WechatPayNotificationRequest) => Promise<{
-  /** The status to answer: 2xx stops WeChat Pay's retries, anything else makes it send again. */
-  status: number
-  /** Headers to answer with. */
-  headers?: Record<string, string>
-  /** The body to answer with; empty or absent for a 204. */
-  body?: string
-}>
+import { readRawBody } from '@scanauth/core/node'
+import { DEFAULT_NOTIFY_MAX_BODY_BYTES, type RawNotificationHandler } from './raw-notification'
 
 /** Options of {@link wechatPayNotifyMiddleware}. */
 export interface WechatPayNotifyMiddlewareOptions {
@@ -40,9 +23,6 @@ export interface WechatPayNotifyMiddlewareOptions {
   /** Told why a notification could not be handed over (the raw body is gone, or the handler threw). */
   onError?: (error: unknown) => void
 }
-
-/** The largest notification accepted by default. */
-export const DEFAULT_NOTIFY_MAX_BODY_BYTES = 64 * 1024
 
 /**
  * A `verify` function for `express.json()` that keeps each request's raw bytes as `req.rawBody`, so
@@ -70,7 +50,7 @@ function fail(message: string): string {
  * app.use(express.json())   // after it, or express.json({ verify: keepRawBody }) anywhere
  * ```
  */
-export function wechatPayNotifyMiddleware(handler: WechatPayNotificationHandler, options: WechatPayNotifyMiddlewareOptions = {}): RequestHandler {
+export function wechatPayNotifyMiddleware(handler: RawNotificationHandler, options: WechatPayNotifyMiddlewareOptions = {}): RequestHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_NOTIFY_MAX_BODY_BYTES
   return async (req, res, next) => {
     if (req.method !== 'POST') return void res.status(405).set('allow', 'POST').type('application/json').send(fail('use POST'))

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Context } from 'koa'
-import { readRawBody } from '@scanauth/core'
+import { readRawBody } from '@scanauth/core/node'
 
 /**
  * The body. Unread stream: its raw bytes (at most `maxBytes + 1` of them). Already read by a parser:

@@ -21,9 +21,7 @@
 export { scanAuthMiddleware, type ScanAuthMiddlewareOptions } from './scanauth-middleware'
 export { requireSession, requireAuthorization, type ScanAuthState, type SessionGuardOptions, type AuthorizationGuardMiddlewareOptions } from './guards'
 export { wechatCallbackMiddleware, type WechatCallbackMiddlewareOptions } from './wechat-callback'
-export {
-  wechatPayNotifyMiddleware,
-  type WechatPayNotifyMiddlewareOptions,
-  type WechatPayNotificationHandler,
-  type WechatPayNotificationRequest,
-} from './wechat-pay-notify'
+export { wechatPayNotifyMiddleware, type WechatPayNotifyMiddlewareOptions } from './wechat-pay-notify'
+// What `createWechatPayNotificationHandler` of `@scanauth/wechat-pay` takes and returns, under this
+// package's names (see raw-notification.ts).
+export { type RawNotificationHandler as WechatPayNotificationHandler, type RawNotificationRequest as WechatPayNotificationRequest } from './raw-notification'

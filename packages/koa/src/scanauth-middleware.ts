@@ -4,7 +4,8 @@
  * @module
  */
 import type { Context, Middleware, Next } from 'koa'
-import { clientGoneSignal, createHttpHandler, DEFAULT_MAX_BODY_BYTES, mayWait, responseText, type HttpHandlerOptions, type HttpResponse, type ScanAuth } from '@scanauth/core'
+import { createHttpHandler, DEFAULT_MAX_BODY_BYTES, responseText, type HttpHandlerOptions, type HttpResponse, type ScanAuth } from '@scanauth/core'
+import { clientGoneSignal, mayWait } from '@scanauth/core/node'
 import { bodyOf } from './body'
 import { sendEvents } from './send-events'
 

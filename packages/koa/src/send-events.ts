@@ -4,7 +4,8 @@
  * @module
  */
 import type { Context } from 'koa'
-import { writeEventStream, type HttpResponse } from '@scanauth/core'
+import { type HttpResponse } from '@scanauth/core'
+import { writeEventStream } from '@scanauth/core/node'
 
 /**
  * Sends an event stream (docs/behaviour.md B-wait-3) by writing to `ctx.res` with `ctx.respond =

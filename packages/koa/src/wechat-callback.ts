@@ -8,7 +8,7 @@
  * @module
  */
 import type { Context, Middleware, Next } from 'koa'
-import { firstQueryValues } from '@scanauth/core'
+import { firstQueryValues } from '@scanauth/core/node'
 import { DEFAULT_PUSH_MAX_BODY_BYTES, type WechatCallback } from '@scanauth/wechat'
 import { bodyOf } from './body'
 

@@ -11,25 +11,8 @@
  * @module
  */
 import type { Context, Middleware, Next } from 'koa'
-import { readRawBody } from '@scanauth/core'
-
-/** A notification as the handler takes it: the headers and the raw body. */
-export interface WechatPayNotificationRequest {
-  /** The request headers (Node's lower-cased names). */
-  headers: Record<string, string | string[] | undefined>
-  /** The raw body bytes, exactly as received. */
-  body: Uint8Array | string
-}
-
-/** What `createWechatPayNotificationHandler` of `@scanauth/wechat-pay` returns. */
-export type WechatPayNotificationHandler = (request: WechatPayNotificationRequest) => Promise<{
-  /** The status to answer: 2xx stops WeChat Pay's retries, anything else makes it send again. */
-  status: number
-  /** Headers to answer with. */
-  headers?: Record<string, string>
-  /** The body to answer with; empty or absent for a 204. */
-  body?: string
-}>
+import { readRawBody } from '@scanauth/core/node'
+import { DEFAULT_NOTIFY_MAX_BODY_BYTES, type RawNotificationHandler } from './raw-notification'
 
 /** Options of {@link wechatPayNotifyMiddleware}. */
 export interface WechatPayNotifyMiddlewareOptions {
@@ -58,9 +41,9 @@ function fail(ctx: Context, status: number, message: string): void {
  * app.use(wechatPayNotifyMiddleware(createWechatPayNotificationHandler({ auth, verificationKeys, apiV3Key }), { path: '/wechatpay/notify' }))
  * ```
  */
-export function wechatPayNotifyMiddleware(handler: WechatPayNotificationHandler, options: WechatPayNotifyMiddlewareOptions = {}): Middleware {
+export function wechatPayNotifyMiddleware(handler: RawNotificationHandler, options: WechatPayNotifyMiddlewareOptions = {}): Middleware {
   const path = options.path ?? '/wechatpay/notify'
-  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_NOTIFY_MAX_BODY_BYTES
   return async (ctx: Context, next: Next) => {
     if (ctx.path !== path) return next()
     if (ctx.method !== 'POST') {

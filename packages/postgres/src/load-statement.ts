@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { LoadQuery } from '@scanauth/core'
+import type { LoadQuery } from '@scanauth/core/store'
 import { authorizationColumns, idempotencyColumns, sceneColumns, sessionColumns, userColumns } from './rows'
 
 /** A load as node-postgres runs it. */

@@ -12,7 +12,8 @@
  * @module
  */
 import type { Pool } from 'pg'
-import type { OpenOrderQuery, OrderRecord, OrderWrite } from '@scanauth/core'
+import type { OrderRecord } from '@scanauth/core'
+import type { OpenOrderQuery, OrderWrite } from '@scanauth/core/store'
 import { PostgresStoreError } from './errors'
 import { NUMBERS } from './rows'
 

@@ -11,29 +11,14 @@
  * @module
  */
 import type { Pool } from 'pg'
-import {
-  purgeInBatches,
-  resolvePurgeOptions,
-  startOfScenes,
-  type ChangeSet,
-  type CommitResult,
-  type LedgerEntryRecord,
-  type LedgerQuery,
-  type LoadQuery,
-  type LoadResult,
-  type OpenOrderQuery,
-  type OrderRecord,
-  type OrderWrite,
-  type PurgeOptions,
-  type PurgeResult,
-  type SceneChangeListener,
-  type SessionSelector,
-  type Store,
-} from '@scanauth/core'
+import { type LedgerEntryRecord, type OrderRecord, type PurgeOptions, type PurgeResult, type Store } from '@scanauth/core'
+import { purgeInBatches, resolvePurgeOptions, startOfScenes, type ChangeSet, type CommitResult, type LedgerQuery, type LoadQuery, type LoadResult, type OpenOrderQuery, type OrderWrite, type SceneChangeListener, type SessionSelector } from '@scanauth/core/store'
+import type { LiveSessionQuery, OrderListQuery, SchemaState, SessionRecord, UserListQuery, UserRecord } from '@scanauth/core/store'
 import { INVALID_CHANGE_SET_SQLSTATE } from './commit-function'
 import { PostgresStoreError } from './errors'
 import { LoadStatements } from './load-statement'
 import { resolveStoreOptions, type PostgresStoreOptions } from './options'
+import { OperatorStatements, readSchemaState } from './operator-reads'
 import { OrderStatements } from './orders'
 import { LEDGER_COLUMNS, NUMBERS, toAuthorization, toIdempotency, toLedgerEntry, toScene, toSession, toUserAggregate, type LedgerRow } from './rows'
 import { PurgeStatements } from './purge'
@@ -85,6 +70,7 @@ export class PostgresStore implements Store {
   private readonly notifier: SceneNotifier
   private readonly purges: PurgeStatements
   private readonly orders: OrderStatements
+  private readonly operatorReads: OperatorStatements
   private migrated = false
 
   /**
@@ -103,6 +89,7 @@ export class PostgresStore implements Store {
     this.notifier = new SceneNotifier(this.pool, sceneChannel(config.schema), `scanauth_${this.tag}_notify`)
     this.purges = new PurgeStatements(this.s, this.tag)
     this.orders = new OrderStatements(this.s, this.tag)
+    this.operatorReads = new OperatorStatements(this.s, this.tag)
   }
 
   /**
@@ -264,6 +251,33 @@ export class PostgresStore implements Store {
   async listOpenOrders(query: OpenOrderQuery): Promise<OrderRecord[]> {
     this.assertMigrated()
     return this.orders.listOpen(this.pool, query)
+  }
+
+  /** The user's sessions live at `now`, newest first: one select on the user's range of scanauth_sessions_by_user. */
+  async listLiveSessions(query: LiveSessionQuery): Promise<SessionRecord[]> {
+    this.assertMigrated()
+    return this.operatorReads.liveSessions(this.pool, query)
+  }
+
+  /** Users after `afterId`, by id: one range of the primary key. */
+  async listUsers(query: UserListQuery): Promise<UserRecord[]> {
+    this.assertMigrated()
+    return this.operatorReads.users(this.pool, query)
+  }
+
+  /** Orders of any status that match, oldest first: one select on an index in that order (`operator-reads.ts`). */
+  async listOrders(query: OrderListQuery): Promise<OrderRecord[]> {
+    this.assertMigrated()
+    return this.operatorReads.orders(this.pool, query)
+  }
+
+  /**
+   * Where the store's schema stands: whether it exists, its version (0 without our tables), this
+   * release's (`SCHEMA_VERSION`) and the migrations {@link PostgresStore.migrate} would apply.
+   * Two statements at most, no lock, nothing written; needs no `migrate()` first.
+   */
+  async schemaState(): Promise<SchemaState> {
+    return readSchemaState(this.pool, this.schema)
   }
 
   /**

@@ -18,7 +18,7 @@
  * @module
  */
 import type { Pool } from 'pg'
-import { purgeableScenes, type PurgeBatchOutcome, type PurgeSceneCursor } from '@scanauth/core'
+import { purgeableScenes, type PurgeBatchOutcome, type PurgeSceneCursor } from '@scanauth/core/store'
 
 /**
  * Where the scene pass of a purge has got to. Ids are bigints as node-postgres reads them: decimal

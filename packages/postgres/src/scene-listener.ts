@@ -16,7 +16,7 @@
  * @module
  */
 import type { Notification, Pool, PoolClient } from 'pg'
-import { SceneListenerSet, type SceneChangeListener } from '@scanauth/core'
+import { SceneListenerSet, type SceneChangeListener } from '@scanauth/core/store'
 import { quoteIdentifier } from './schema'
 
 /** After a failed subscription, the least time before a load or commit tries again. */

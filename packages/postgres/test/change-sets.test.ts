@@ -2,7 +2,8 @@
 // function raises SQLSTATE SA422, the store throws PostgresStoreError `invalid_change_set`, and the
 // whole statement rolls back, so nothing of it is applied. Read back with plain SQL.
 import { afterAll, afterEach, beforeEach, expect, it } from 'vitest'
-import { NEW_USER, type NewAuthorization, type NewLedgerEntry, type UserRecord } from '@scanauth/core'
+import { type UserRecord } from '@scanauth/core'
+import { NEW_USER, type NewAuthorization, type NewLedgerEntry } from '@scanauth/core/store'
 import { PostgresStore, PostgresStoreError } from '@scanauth/postgres'
 import { dropSchema, dumpSchema, freshSchemaName, openPool } from './support/database'
 

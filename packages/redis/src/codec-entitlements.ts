@@ -18,7 +18,8 @@
  *
  * @module
  */
-import type { IdempotencyRecord, LedgerEntryRecord, LedgerKind, NewIdempotencyRecord, NewLedgerEntry } from '@scanauth/core'
+import type { IdempotencyRecord, LedgerEntryRecord, LedgerKind } from '@scanauth/core'
+import type { NewIdempotencyRecord, NewLedgerEntry } from '@scanauth/core/store'
 import { fields, malformed, num, readNum, SEP } from './codec'
 
 const KIND = { grant: 'g', activate: 'a', consume: 'c', expire: 'e', exhaust: 'x', revoke: 'r' } as const satisfies Record<LedgerKind, string>

@@ -24,15 +24,8 @@
  *
  * @module
  */
-import {
-  fifoOrder,
-  type AuthorizationRecord,
-  type AuthorizationStatus,
-  type AuthorizationType,
-  type NewAuthorization,
-  type SessionRecord,
-  type UserRecord,
-} from '@scanauth/core'
+import { type AuthorizationRecord, type AuthorizationStatus, type AuthorizationType, type SessionRecord, type UserRecord } from '@scanauth/core'
+import { fifoOrder, type NewAuthorization } from '@scanauth/core/store'
 import { RedisStoreError } from './errors'
 
 /** The field separator. */

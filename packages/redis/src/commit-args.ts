@@ -7,17 +7,8 @@
  *
  * @module
  */
-import {
-  NEW_USER,
-  sceneNeededUntil,
-  type AssignedIds,
-  type AuthorizationRef,
-  type ChangeSet,
-  type CommitResult,
-  type NewAuthorization,
-  type SceneRecord,
-  type UserRef,
-} from '@scanauth/core'
+import { type SceneRecord } from '@scanauth/core'
+import { NEW_USER, sceneNeededUntil, type AssignedIds, type AuthorizationRef, type ChangeSet, type CommitResult, type NewAuthorization, type UserRef } from '@scanauth/core/store'
 import { authorizationIndex, authorizationTail, encodeUser, num, sessionTail } from './codec'
 import { sceneTail } from './codec-scenes'
 import { idempotencyTail, ledgerTail } from './codec-entitlements'

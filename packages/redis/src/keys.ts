@@ -26,6 +26,9 @@
  * | `<p>ou:<userId>`          | zset   | the user's `open` orders, members as in `<p>oo`                 |
  * | `<p>os:<sceneStr>`        | zset   | the `open` orders opened for the scene, members as in `<p>oo`   |
  * | `<p>oc`                   | zset   | every `closed` order: score its `expiresAt`, member its outTradeNo (what `purgeExpired` reads) |
+ * | `<p>oa`                   | zset   | every order, whatever its status: score 0, member {@link orderMember} (what `listOrders` reads) |
+ * | `<p>oas:<status>`         | zset   | every order of this status, members as in `<p>oa`              |
+ * | `<p>oau:<userId>`         | zset   | every order of the user, members as in `<p>oa`                  |
  *
  * The three open-order indexes hold the same members (all score 0, so they sort bytewise and are
  * read with `ZRANGE … BYLEX`): a member sorts exactly as `listOpenOrders` must answer, by createdAt
@@ -33,7 +36,9 @@
  * in step with each order's status (`scripts/save-order.ts`); an index that empties is removed by
  * Redis itself. The same script keeps `<p>oc`, the closed orders by payment deadline, from which
  * the purge script (`scripts/purge-orders.ts`) deletes those core lets go (docs/behaviour.md,
- * B-order-purge).
+ * B-order-purge), and the three indexes of every order (`<p>oa`, `<p>oas:<status>`,
+ * `<p>oau:<userId>`, the same members), which the operator's `listOrders` pages through and the
+ * purge script leaves with the order.
  *
  * A user load reads the user, its active set and the head of its queue (`ZRANGE 0 0`), then those
  * records from `<p>a` (`HMGET`): the same few commands however long the queue or the history is.
@@ -215,6 +220,21 @@ export class Keys {
    */
   sceneOpenOrders(sceneStr: string): string {
     return `${this.prefix}os:${sceneStr}`
+  }
+
+  /** Every order, whatever its status (zset: score 0, member `orderMember(createdAt, outTradeNo)`): what `listOrders` reads without filters. */
+  get allOrders(): string {
+    return `${this.prefix}oa`
+  }
+
+  /** Every order of one status (zset: score 0, member `orderMember(createdAt, outTradeNo)`). */
+  ordersOfStatus(status: string): string {
+    return `${this.prefix}oas:${status}`
+  }
+
+  /** Every order of one user, whatever its status (zset: score 0, member `orderMember(createdAt, outTradeNo)`). */
+  ordersOfUser(userId: number | string): string {
+    return `${this.prefix}oau:${userId}`
   }
 
   /** A SCAN `MATCH` pattern for every key under the prefix (glob characters in the prefix escaped). */

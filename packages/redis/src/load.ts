@@ -7,7 +7,8 @@
  *
  * @module
  */
-import type { LoadQuery, LoadResult, SceneRecord } from '@scanauth/core'
+import type { SceneRecord } from '@scanauth/core'
+import type { LoadQuery, LoadResult } from '@scanauth/core/store'
 import { decodeAuthorization, decodeAuthorizationList, decodeSession, decodeUser } from './codec'
 import { decodeScene } from './codec-scenes'
 import { decodeIdempotency } from './codec-entitlements'

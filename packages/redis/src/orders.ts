@@ -22,7 +22,8 @@
  */
 import { num } from './codec'
 import { nextCommitId } from './commit-id'
-import type { OpenOrderQuery, OrderRecord, OrderWrite } from '@scanauth/core'
+import type { OrderRecord } from '@scanauth/core'
+import type { OpenOrderQuery, OrderWrite } from '@scanauth/core/store'
 import { decodeOrder, encodeOrder, hashFromFlat } from './codec-orders'
 import { describeReply, RedisStoreError } from './errors'
 import { orderMember, type Keys } from './keys'

@@ -14,6 +14,8 @@
  *   each (`orders.ts`): an order is a hash that never expires, kept with three open-order indexes
  *   and a closed-order index by one script. `purgeExpired` deletes closed orders that never took
  *   money past their payment deadline, one script run per batch.
+ * - The operator reads (`listLiveSessions`, `listUsers`, `listOrders`, `schemaState`) are one round
+ *   trip each, on an index (`operator-reads.ts`): none scans the keyspace.
  * - `watchScenes` listens to what the commit script publishes, on one subscriber connection held
  *   only while someone listens (`scene-subscription.ts`).
  *
@@ -21,24 +23,9 @@
  *
  * @module
  */
-import {
-  purgeInBatches,
-  resolvePurgeOptions,
-  type ChangeSet,
-  type CommitResult,
-  type LedgerEntryRecord,
-  type LedgerQuery,
-  type LoadQuery,
-  type LoadResult,
-  type OpenOrderQuery,
-  type OrderRecord,
-  type OrderWrite,
-  type PurgeOptions,
-  type PurgeResult,
-  type SceneChangeListener,
-  type SessionSelector,
-  type Store,
-} from '@scanauth/core'
+import { type LedgerEntryRecord, type OrderRecord, type PurgeOptions, type PurgeResult, type Store } from '@scanauth/core'
+import { purgeInBatches, resolvePurgeOptions, type ChangeSet, type CommitResult, type LedgerQuery, type LoadQuery, type LoadResult, type OpenOrderQuery, type OrderWrite, type SceneChangeListener, type SessionSelector } from '@scanauth/core/store'
+import type { LiveSessionQuery, OrderListQuery, SchemaState, SessionRecord, UserListQuery, UserRecord } from '@scanauth/core/store'
 import { decodeLedgerEntry } from './codec-entitlements'
 import { commitArgs, parseCommitReply } from './commit-args'
 import { nextCommitId } from './commit-id'
@@ -54,6 +41,7 @@ import { COUNTER_SCRIPT } from './scripts/counter'
 import { END_SESSIONS_SCRIPT } from './scripts/end-sessions'
 import { LOAD_SCRIPT } from './scripts/load'
 import { LuaScript, type ScriptClient } from './scripts/lua-script'
+import { RedisOperatorReads, type OperatorReadsClient } from './operator-reads'
 import { RedisOrders, type OrdersClient } from './orders'
 
 /** The scripts, hashed once per process and shared by every store. */
@@ -63,7 +51,7 @@ const endSessionsScript = new LuaScript(END_SESSIONS_SCRIPT)
 const counterScript = new LuaScript(COUNTER_SCRIPT)
 
 /** The commands the store sends besides the scripts (both ioredis `Redis` and `Cluster` have them). */
-type StoreClient = ScriptClient & OrdersClient & {
+type StoreClient = ScriptClient & OrdersClient & OperatorReadsClient & {
   get(key: string): Promise<string | null>
   mget(...keys: string[]): Promise<Array<string | null>>
   hget(key: string, field: string): Promise<string | null>
@@ -103,6 +91,7 @@ export class RedisStore implements Store {
   private readonly receiptTtlMs: number
   private readonly subscription: SceneSubscription
   private readonly orders: RedisOrders
+  private readonly operatorReads: RedisOperatorReads
 
   /**
    * Checks the options; connects nothing (the client is the application's).
@@ -117,6 +106,7 @@ export class RedisStore implements Store {
     this.receiptTtlMs = resolved.commitReceiptSeconds * 1000
     this.subscription = new SceneSubscription(resolved.client, this.keys.sceneChannel)
     this.orders = new RedisOrders(this.client, this.keys, this.receiptTtlMs)
+    this.operatorReads = new RedisOperatorReads(this.client, this.keys)
   }
 
   /** The prefix of every key this store writes. */
@@ -306,6 +296,39 @@ export class RedisStore implements Store {
    */
   listOpenOrders(query: OpenOrderQuery): Promise<OrderRecord[]> {
     return this.orders.list(query)
+  }
+
+  /**
+   * The user's sessions live at `now`, newest first: one run of a read-only script over the user's
+   * session index (`us:<userId>`, the live ones), sorted by id in the script.
+   */
+  listLiveSessions(query: LiveSessionQuery): Promise<SessionRecord[]> {
+    return this.operatorReads.liveSessions(query)
+  }
+
+  /** Users after `afterId`, by id: one run of a read-only script, `limit` GETs of `u:<id>` after the cursor. */
+  listUsers(query: UserListQuery): Promise<UserRecord[]> {
+    return this.operatorReads.users(query)
+  }
+
+  /**
+   * Orders of any status that match, oldest first: one run of a read-only script on the index of
+   * the user's orders, else of the status, else of every order (`oau:<userId>`, `oas:<status>`,
+   * `oa`), the cursor and the time range as lex bounds.
+   *
+   * @throws {@link RedisStoreError} `malformed_record` when an order's hash is not one this store wrote.
+   */
+  listOrders(query: OrderListQuery): Promise<OrderRecord[]> {
+    return this.operatorReads.orders(query)
+  }
+
+  /**
+   * The key layout the prefix holds (0 when nothing was written under it; 1 for data of 0.1.0) and
+   * the one this store writes (`LAYOUT_VERSION`); nothing is ever pending: Redis data is not
+   * migrated (`docs/redis.md`, "Upgrading from 0.1.0"). One round trip, nothing written.
+   */
+  schemaState(): Promise<SchemaState> {
+    return this.operatorReads.schemaState()
   }
 
   /** Deletes the counter `key` (one DEL of `<prefix>c:<key>`); nothing happens when there is none. */

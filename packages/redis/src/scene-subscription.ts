@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { SceneListenerSet, type SceneChangeListener } from '@scanauth/core'
+import { SceneListenerSet, type SceneChangeListener } from '@scanauth/core/store'
 import type { Cluster, Redis } from 'ioredis'
 
 /**

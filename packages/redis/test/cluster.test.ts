@@ -122,7 +122,9 @@ describe('RedisStore on a Redis Cluster', () => {
         const keys = await keysUnder(client, prefix)
         // Besides the receipts of the writes (`r:`, in the slot too):
         const names = keys.map((k) => k.slice(prefix.length)).filter((k) => !k.startsWith('r:'))
-        expect(names.sort()).toEqual(['od:SA{other-tag}1', 'od:SA{x}2', 'oo', 'ou:5'])
+        expect(names.sort()).toEqual(['oa', 'oas:open', 'oas:paid', 'oau:5', 'od:SA{other-tag}1', 'od:SA{x}2', 'oo', 'ou:5'])
+        // The operator's listing of every order, on the Cluster as anywhere.
+        expect(await peer.listOrders({ userId: 5, limit: 10 })).toStrictEqual([{ ...first, status: 'paid', version: 2 }, second])
         const slots = new Set(await Promise.all([store.keys.seq, ...keys].map((k) => client.cluster('KEYSLOT', k))))
         expect(slots.size).toBe(1)
         expect((await dumpRecords(client, prefix)).orders).toStrictEqual([{ ...first, status: 'paid', version: 2 }, second])
@@ -132,6 +134,7 @@ describe('RedisStore on a Redis Cluster', () => {
         expect(await client.zcard(store.keys.closedOrders)).toBe(1)
         expect(await store.purgeExpired({ now: at + 900_000 })).toMatchObject({ orders: 1, more: false })
         expect((await dumpRecords(client, prefix)).orders).toStrictEqual([{ ...first, status: 'paid', version: 2 }])
+        expect(await store.listOrders({ limit: 10 })).toStrictEqual([{ ...first, status: 'paid', version: 2 }])
       })
     } finally {
       await other.quit()

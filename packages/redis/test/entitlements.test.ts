@@ -6,7 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Redis } from 'ioredis'
-import { createScanAuth, NEW_USER, type ChangeSet, type NewAuthorization, type ScanAuth } from '@scanauth/core'
+import { createScanAuth, type ScanAuth } from '@scanauth/core'
+import { NEW_USER, type ChangeSet, type NewAuthorization } from '@scanauth/core/store'
 import { checkInvariants, ManualClock, RecordingQrProvider } from '@scanauth/testkit'
 import { RedisStore } from '../src/index'
 import { queueMember } from '../src/keys'

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Redis } from 'ioredis'
-import { NEW_USER, type LoadQuery } from '@scanauth/core'
+import { NEW_USER, type LoadQuery } from '@scanauth/core/store'
 import { RedisStore, RedisStoreError, type RedisStoreErrorCode } from '../src/index'
 import { parseCommitReply } from '../src/commit-args'
 import { decodeLoadReply } from '../src/load'

@@ -1,7 +1,8 @@
 /**
  * RedisStore's orders (loadOrder, saveOrder, listOpenOrders), checked by reading Redis directly:
- * the order hash and its fields, no TTL on any order key, the three open-order indexes and the
- * closed-order index in step with each order's status through inserts, updates and closes (also
+ * the order hash and its fields, no TTL on any order key, the three open-order indexes, the
+ * closed-order index and the indexes of every order (`listOrders`: `oa`, `oas:<status>`,
+ * `oau:<userId>`) in step with each order's status through inserts, updates and closes (also
  * when an update moves an open order to another user, scene or time), refused writes that change
  * nothing, the key prefix, the lex bounds of the cursor, one round trip per method, what the store
  * refuses to write or read, and purgeExpired deleting closed orders past their deadline from the
@@ -119,14 +120,34 @@ async function expectedIndexes(): Promise<Record<string, string[]>> {
   return want
 }
 
+/** The indexes of every order (`oa`, `oas:*`, `oau:*`, for `listOrders`) with their members and scores, read straight from Redis. */
+async function listingIndexes(): Promise<Record<string, string[]>> {
+  const found: Record<string, string[]> = {}
+  for (const name of await names()) {
+    if (name === 'oa' || name.startsWith('oas:') || name.startsWith('oau:')) found[name] = await client.zrange(`${prefix}${name}`, 0, -1, 'WITHSCORES')
+  }
+  return found
+}
+
+/** Every order stored under the prefix, whatever its status, in `oa`, its status's `oas:` and its user's `oau:`, at score 0, in lex order. */
+async function expectedListingIndexes(): Promise<Record<string, string[]>> {
+  const want: Record<string, string[]> = {}
+  for (const o of (await dumpRecords(client, prefix)).orders) {
+    for (const name of ['oa', `oas:${o.status}`, `oau:${o.userId}`]) (want[name] ??= []).push(orderMember(o.createdAt, o.outTradeNo))
+  }
+  for (const name of Object.keys(want)) want[name] = (want[name] as string[]).sort().flatMap((m) => [m, '0'])
+  return want
+}
+
 async function expectIndexesInStep(): Promise<void> {
   expect(await indexes()).toEqual(await expectedIndexes())
+  expect(await listingIndexes()).toEqual(await expectedListingIndexes())
 }
 
 describe('RedisStore orders: keys and values', () => {
   it('writes an open order as one hash at <prefix>od:<outTradeNo> and files it in oo, ou:<userId> and os:<sceneStr>, none with a TTL', async () => {
     const o = await insert(order(tradeNo(1), { userId: 7, sceneStr: 'sc', createdAt: T0 + 5 }))
-    expect(await names()).toEqual(['od:' + tradeNo(1), 'oo', 'os:sc', 'ou:7'])
+    expect(await names()).toEqual(['oa', 'oas:open', 'oau:7', 'od:' + tradeNo(1), 'oo', 'os:sc', 'ou:7'])
     expect(await client.type(store.keys.order(tradeNo(1)))).toBe('hash')
     // One field per record field, numbers in decimal, grant and refunds as JSON, nulls left out.
     expect(await client.hgetall(store.keys.order(tradeNo(1)))).toEqual({
@@ -148,6 +169,7 @@ describe('RedisStore orders: keys and values', () => {
     expect(member).toBe(orderMember(o.createdAt, o.outTradeNo))
     expect(member.indexOf(':')).toBe(16)
     expect(await indexes()).toEqual({ oo: [member, '0'], 'os:sc': [member, '0'], 'ou:7': [member, '0'] })
+    expect(await listingIndexes()).toEqual({ oa: [member, '0'], 'oas:open': [member, '0'], 'oau:7': [member, '0'] })
     await expectNoTtl()
     expect(await store.loadOrder(tradeNo(1))).toStrictEqual(o)
     // The one key with a TTL is the write's receipt (commitReceiptSeconds, default 120 s).
@@ -164,7 +186,7 @@ describe('RedisStore orders: keys and values', () => {
     expect(await client.hget(store.keys.order(tradeNo(1)), 'sceneStr')).toBe('')
     expect(await store.loadOrder(tradeNo(1))).toStrictEqual(o)
     // An empty scene_str is still a scene of its own, apart from a session purchase (null).
-    expect(await names()).toEqual(['od:' + tradeNo(1), 'oo', 'os:', 'ou:1'])
+    expect(await names()).toEqual(['oa', 'oas:open', 'oau:1', 'od:' + tradeNo(1), 'oo', 'os:', 'ou:1'])
     const paid = await update(o, { status: 'paid', paidAt: T0 + 1, transactionId: 'tx', authorizationId: 9 })
     const cleared = await update(paid, { status: 'closed', paidAt: null, transactionId: null, authorizationId: null, sceneStr: null })
     const fields = Object.keys(await client.hgetall(store.keys.order(tradeNo(1))))
@@ -177,7 +199,7 @@ describe('RedisStore orders: keys and values', () => {
 
   it('a session purchase (sceneStr null) is filed in oo and its user index only', async () => {
     await insert(order(tradeNo(1), { sceneStr: null, userId: 3 }))
-    expect(await names()).toEqual(['od:' + tradeNo(1), 'oo', 'ou:3'])
+    expect(await names()).toEqual(['oa', 'oas:open', 'oau:3', 'od:' + tradeNo(1), 'oo', 'ou:3'])
     await expectIndexesInStep()
     expect(await store.listOpenOrders({ userId: 3, limit: 10 })).toHaveLength(1)
   })
@@ -188,9 +210,9 @@ describe('RedisStore orders: keys and values', () => {
     try {
       await insert(order('SA:{x}:1', { sceneStr: '{a}:b*?[c]' }))
       await insert(order(tradeNo(2), { userId: 2 }), other)
-      expect(await names()).toEqual(['od:SA:{x}:1', 'oo', 'os:{a}:b*?[c]', 'ou:1'])
+      expect(await names()).toEqual(['oa', 'oas:open', 'oau:1', 'od:SA:{x}:1', 'oo', 'os:{a}:b*?[c]', 'ou:1'])
       const otherNames = (await keysUnder(client, otherPrefix)).map((k) => k.slice(otherPrefix.length)).filter((k) => !k.startsWith('r:'))
-      expect(otherNames.sort()).toEqual(['od:' + tradeNo(2), 'oo', 'os:scene-1', 'ou:2'])
+      expect(otherNames.sort()).toEqual(['oa', 'oas:open', 'oau:2', 'od:' + tradeNo(2), 'oo', 'os:scene-1', 'ou:2'])
       expect(await store.loadOrder(tradeNo(2))).toBeNull()
       expect(await other.loadOrder('SA:{x}:1')).toBeNull()
       expect((await store.listOpenOrders({ limit: 10 })).map((o) => o.outTradeNo)).toEqual(['SA:{x}:1'])
@@ -208,7 +230,7 @@ describe('RedisStore orders: indexes in step', () => {
     const c = await insert(order(tradeNo('C'), { userId: 2, sceneStr: 's1', createdAt: T0 + 1 }))
     await insert(order(tradeNo('D'), { userId: 3, sceneStr: 's3', status: 'paid', paidAt: T0 }))
     await expectIndexesInStep()
-    expect(await names()).not.toContain('ou:3') // inserted paid: never filed
+    expect(await names()).not.toContain('ou:3') // inserted paid: never filed among the open ones
     expect(Object.keys(await indexes()).sort()).toEqual(['oo', 'os:s1', 'os:s2', 'ou:1', 'ou:2'])
 
     const a2 = await update(a, { updatedAt: T0 + MINUTE, expiresAt: T0 + 30 * MINUTE }) // still open
@@ -348,7 +370,9 @@ describe('RedisStore orders: purge (B-order-purge)', () => {
     expect(await store.loadOrder(paid.outTradeNo)).toStrictEqual(paid)
     await expectIndexesInStep()
     expect(await store.purgeExpired({ now: T0 + 5 })).toMatchObject({ orders: 1 })
-    expect(await names()).toEqual(['od:' + tradeNo('B')])
+    // What stays of the paid order: its hash and its entries in the indexes of every order.
+    expect(await names()).toEqual(['oa', 'oas:paid', 'oau:1', 'od:' + tradeNo('B')])
+    await expectIndexesInStep()
   })
 
   it('passes over closed orders that record money, so a batch full of them still reaches the due one behind', async () => {

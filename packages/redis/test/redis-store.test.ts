@@ -4,7 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Cluster, Redis } from 'ioredis'
-import { createScanAuth, NEW_USER, type ChangeSet, type ScanAuth, type SceneRecord } from '@scanauth/core'
+import { createScanAuth, type ScanAuth, type SceneRecord } from '@scanauth/core'
+import { NEW_USER, type ChangeSet } from '@scanauth/core/store'
 import { ManualClock, RecordingQrProvider } from '@scanauth/testkit'
 import { RedisStore, RedisStoreError } from '../src/index'
 import { commitArgs, parseCommitReply } from '../src/commit-args'

@@ -14,7 +14,7 @@
  * @module
  */
 import type Database from 'better-sqlite3'
-import { SceneListenerSet, type SceneChangeListener } from '@scanauth/core'
+import { SceneListenerSet, type SceneChangeListener } from '@scanauth/core/store'
 
 /** How many of the newest rows the log keeps at least: far more than any process reads between two looks. */
 export const CHANGE_LOG_KEEP = 10_000

@@ -17,6 +17,11 @@ export type SqliteStoreErrorCode =
   | 'open_failed'
   /** The file was written by a newer `@scanauth/sqlite` (its schema version is above ours). */
   | 'schema_too_new'
+  /**
+   * The store was opened with `migrate: false` on a file that is not at this release's schema
+   * version, and `migrate()` has not been called: only `schemaState`, `migrate` and `close` work.
+   */
+  | 'not_migrated'
   /** A migration step failed; the file is left at the version before that step. */
   | 'migration_failed'
   /** A change set broke the Store contract (a bug in the caller, never a race); nothing was applied. */

@@ -1,12 +1,13 @@
 /**
  * Opening the file named by `filename`, with a `SqliteStoreError` `open_failed` that names the path
- * and the reason when that cannot be done.
+ * and the reason when that cannot be done, and the settings of the store's connection.
  *
  * @module
  */
 import { statSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { SqliteStoreError } from './errors'
+import type { ResolvedStoreOptions } from './options'
 
 /**
  * Opens `filename` and reads its header, so that every way the file can be unusable shows up here,
@@ -37,4 +38,16 @@ function isFolder(path: string): boolean {
   } catch {
     return false
   }
+}
+
+/**
+ * Connection settings, set before any transaction: busy timeout first (switching to WAL needs a
+ * lock another process may hold for a moment), then journal mode, synchronous, foreign keys.
+ */
+export function configure(db: Database.Database, config: ResolvedStoreOptions): void {
+  db.pragma(`busy_timeout = ${config.busyTimeoutMs}`)
+  // An in-memory database has no WAL; it keeps its 'memory' journal.
+  if (config.wal && !db.memory) db.pragma('journal_mode = WAL')
+  db.pragma(`synchronous = ${config.synchronous.toUpperCase()}`)
+  db.pragma('foreign_keys = ON')
 }

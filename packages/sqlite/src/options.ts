@@ -23,6 +23,7 @@ export interface ResolvedStoreOptions {
   wal: boolean
   synchronous: 'full' | 'normal'
   changePollMs: number
+  migrate: boolean
 }
 
 const storeOptionsSchema: z.ZodType<ResolvedStoreOptions> = z
@@ -33,6 +34,7 @@ const storeOptionsSchema: z.ZodType<ResolvedStoreOptions> = z
     wal: z.boolean().default(true),
     synchronous: z.enum(['full', 'normal']).default('full'),
     changePollMs: z.number().int().min(1).max(60_000).default(25),
+    migrate: z.boolean().default(true),
   })
   .strict()
   .superRefine((value, ctx) => {
@@ -94,6 +96,15 @@ export interface SqliteStoreOptions {
    * watching there is no timer at all. Measured cost and delay: `docs/sqlite.md`.
    */
   changePollMs?: number
+  /**
+   * Bring the file's schema up to date as the store opens (default true). With `false` the store
+   * leaves the schema as it finds it (with `wal: false` too, it writes nothing at all as it opens):
+   * `schemaState()` tells where the file stands, and until
+   * `await store.migrate()` brings it up to date, every other method of a store on a file that is
+   * not current throws `not_migrated`. For tools that must refuse a file of another version before
+   * they write (the `scanauth` CLI); a file from a newer release is then not refused at once either.
+   */
+  migrate?: boolean
 }
 
 /** Parses and completes the store options, or throws a `SqliteStoreError` `invalid_options` naming the bad one. */

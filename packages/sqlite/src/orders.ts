@@ -13,7 +13,8 @@
  * @module
  */
 import type Database from 'better-sqlite3'
-import type { OpenOrderQuery, OrderRecord, OrderWrite } from '@scanauth/core'
+import type { OrderRecord } from '@scanauth/core'
+import type { OpenOrderQuery, OrderWrite } from '@scanauth/core/store'
 import { SqliteStoreError } from './errors'
 
 /** Order columns, in the order of {@link OrderRow}. */

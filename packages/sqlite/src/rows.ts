@@ -7,22 +7,8 @@
  *
  * @module
  */
-import {
-  fifoOrder,
-  type AuthorizationRecord,
-  type AuthorizationStatus,
-  type AuthorizationType,
-  type IdempotencyRecord,
-  type LedgerEntryRecord,
-  type LedgerKind,
-  type NewAuthorization,
-  type NewLedgerEntry,
-  type SceneRecord,
-  type SceneStatus,
-  type SessionRecord,
-  type UserAggregate,
-  type UserRecord,
-} from '@scanauth/core'
+import { type AuthorizationRecord, type AuthorizationStatus, type AuthorizationType, type IdempotencyRecord, type LedgerEntryRecord, type LedgerKind, type SceneRecord, type SceneStatus, type SessionRecord, type UserAggregate, type UserRecord } from '@scanauth/core'
+import { fifoOrder, type NewAuthorization, type NewLedgerEntry } from '@scanauth/core/store'
 
 /**
  * Scene columns, in the order of {@link SceneRow}. The columns of migration 7 come after `version`:

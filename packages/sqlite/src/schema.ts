@@ -16,6 +16,7 @@
  * @module
  */
 import type Database from 'better-sqlite3'
+import type { SchemaState } from '@scanauth/core/store'
 import { SqliteStoreError } from './errors'
 import type { Migration } from './migration'
 import { MIGRATION_7 } from './migration-7'
@@ -265,6 +266,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX scanauth_orders_closed_by_expiry ON scanauth_orders (expires_at) WHERE status = 'closed';
     `,
   },
+  {
+    version: 9,
+    name: 'orders by time and by user for listOrders',
+    // Store.listOrders (operator-reads.ts), the operator's listing of orders of any status, oldest
+    // first by (created_at, out_trade_no) after an exclusive cursor. Two of its four sets of filters
+    // already have an index in that order after their equalities: one status
+    // (scanauth_orders_open, which holds every status), one user and one status
+    // (scanauth_orders_by_user). These two serve the others, all orders and one user's orders
+    // whatever their status, so every page is one range that LIMIT stops, never a sort of the
+    // table or of a user's history. Creating them reads the orders once, inside migrate()'s
+    // transaction; no row changes.
+    sql: `
+      CREATE INDEX scanauth_orders_by_time ON scanauth_orders (created_at, out_trade_no);
+      CREATE INDEX scanauth_orders_by_user_time ON scanauth_orders (user_id, created_at, out_trade_no);
+    `,
+  },
 ]
 
 /** The schema version this release writes and reads. */
@@ -354,6 +371,13 @@ export function readVersion(db: Database.Database): number {
   if (table === undefined) return 0
   const version = db.prepare(`SELECT MAX(version) FROM ${VERSION_TABLE}`).pluck().get() as number | null
   return version ?? 0
+}
+
+/** Where the file's schema stands (`Store.schemaState`): its version, ours, and the steps `migrate` would apply. */
+export function readSchemaState(db: Database.Database): SchemaState {
+  const version = readVersion(db)
+  const pending = MIGRATIONS.filter((m) => m.version > version).map((m) => ({ version: m.version, name: m.name }))
+  return { version, latest: SCHEMA_VERSION, pending, exists: true }
 }
 
 function tooNew(db: Database.Database, found: number): SqliteStoreError {

@@ -10,62 +10,34 @@
  * @module
  */
 import Database from 'better-sqlite3'
-import {
-  NEW_USER,
-  purgeableScenes,
-  purgeInBatches,
-  resolvePurgeOptions,
-  startOfScenes,
-  type PurgeBatchOutcome,
-  type PurgeSceneCursor,
-  type PurgeOptions,
-  type PurgeResult,
-  type AssignedIds,
-  type AuthorizationRef,
-  type ChangeSet,
-  type CommitResult,
-  type LedgerEntryRecord,
-  type LedgerQuery,
-  type LoadQuery,
-  type LoadResult,
-  type OpenOrderQuery,
-  type OrderRecord,
-  type OrderWrite,
-  type SceneChangeListener,
-  type SessionSelector,
-  type Store,
-  type UserAggregate,
-  type UserRef,
-} from '@scanauth/core'
+import { type PurgeOptions, type PurgeResult, type LedgerEntryRecord, type OrderRecord, type Store, type UserAggregate } from '@scanauth/core'
+import { purgeableScenes, purgeInBatches, resolvePurgeOptions, startOfScenes, type PurgeBatchOutcome, type PurgeSceneCursor, type ChangeSet, type CommitResult, type LedgerQuery, type LoadQuery, type LoadResult, type OpenOrderQuery, type OrderWrite, type SceneChangeListener, type SessionSelector } from '@scanauth/core/store'
+import type { LiveSessionQuery, MigrationResult, OrderListQuery, SchemaState, SessionRecord, UserListQuery, UserRecord } from '@scanauth/core/store'
+import { applyChanges } from './apply-changes'
 import { SceneChangeLog } from './change-log'
 import { SqliteStoreError } from './errors'
-import { resolveStoreOptions, type ResolvedStoreOptions, type SqliteStoreOptions } from './options'
+import { resolveStoreOptions, type SqliteStoreOptions } from './options'
 import {
-  authorizationParams,
-  ledgerParams,
-  sceneParams,
   toAuthorization,
   toIdempotency,
   toLedgerEntry,
   toScene,
   toSession,
   toUserAggregate,
-  userParams,
   type SessionRow,
 } from './rows'
-import { openDatabaseFile } from './open-file'
+import { configure, openDatabaseFile } from './open-file'
+import { listLiveSessions, listOrders, listUsers } from './operator-reads'
 import { listOpenOrders, loadOrder, saveOrder } from './orders'
-import { migrate } from './schema'
+import { migrate as migrateSchema, readSchemaState, readVersion, SCHEMA_VERSION } from './schema'
 import { prepareStatements, type Statements } from './statements'
 
-const CONFLICT_SCENE: CommitResult = Object.freeze({ ok: false, conflict: 'scene' })
-const CONFLICT_USER: CommitResult = Object.freeze({ ok: false, conflict: 'user' })
-const CONFLICT_IDEMPOTENCY: CommitResult = Object.freeze({ ok: false, conflict: 'idempotency' })
 
 /**
  * A store on a SQLite file, shared safely by any number of connections and processes (WAL mode,
  * one `BEGIN IMMEDIATE` transaction per commit, versions checked inside it). Creates or migrates
- * its tables (all named `scanauth_*`) when constructed; refuses a file written by a newer release.
+ * its tables (all named `scanauth_*`) when constructed (unless `migrate: false`); refuses a file
+ * written by a newer release.
  *
  * Expired scenes, sessions and counters, and closed orders, stay in the file until
  * {@link SqliteStore.purgeExpired} deletes them: call it now and then (see `docs/sqlite.md`).
@@ -93,14 +65,18 @@ export class SqliteStore implements Store {
    */
   readonly database: Database.Database
   private readonly ownsDatabase: boolean
-  private readonly statements: Statements
-  private readonly changeLog: SceneChangeLog
+  private readonly changePollMs: number
+  // Prepared once the file is current: in the constructor, or by migrate() after `migrate: false`.
+  private statements!: Statements
+  private changeLog!: SceneChangeLog
+  private ready = false
   private readonly runCommit: (changes: ChangeSet) => CommitResult
   private readonly runPurgeBatch: (cutoff: number, limit: number, cursor: PurgeCursor) => PurgeBatchOutcome
   private closed = false
 
   /**
-   * Opens (or adopts) the database, sets its pragmas and brings its schema up to date.
+   * Opens (or adopts) the database, sets its pragmas and brings its schema up to date (with
+   * `migrate: false`, leaves the schema as it finds it: see {@link SqliteStore.schemaState}).
    *
    * @throws {@link SqliteStoreError} `invalid_options` when the options are invalid, `open_failed`
    *   when `filename` cannot be opened as a database (the message names the path and the reason),
@@ -111,17 +87,17 @@ export class SqliteStore implements Store {
   constructor(options: SqliteStoreOptions) {
     const config = resolveStoreOptions(options)
     this.ownsDatabase = config.database === undefined
+    this.changePollMs = config.changePollMs
     this.database = config.database ?? openDatabaseFile(config.filename as string, config.busyTimeoutMs)
     try {
       configure(this.database, config)
-      migrate(this.database)
-      this.statements = prepareStatements(this.database)
-      this.changeLog = new SceneChangeLog(this.database, config.changePollMs)
+      if (config.migrate) migrateSchema(this.database)
+      if (config.migrate || readVersion(this.database) === SCHEMA_VERSION) this.prepare()
     } catch (error) {
       if (this.ownsDatabase) this.database.close()
       throw error
     }
-    this.runCommit = this.database.transaction((changes: ChangeSet) => this.apply(changes)).immediate
+    this.runCommit = this.database.transaction((changes: ChangeSet) => applyChanges(this.statements, this.changeLog, changes)).immediate
     this.runPurgeBatch = this.database.transaction((cutoff: number, limit: number, cursor: PurgeCursor) =>
       this.purgeBatch(cutoff, limit, cursor),
     ).immediate
@@ -189,7 +165,7 @@ export class SqliteStore implements Store {
    * other connection can write).
    */
   get watching(): boolean {
-    return this.changeLog.watching
+    return this.ready && this.changeLog.watching
   }
 
   /** A page of the user's ledger: one select on scanauth_ledger_by_user (keyset on the id). */
@@ -248,6 +224,50 @@ export class SqliteStore implements Store {
     return listOpenOrders(this.statements, query)
   }
 
+  /** The user's sessions live at `now`, newest first: one select on the user's range of scanauth_sessions_by_user. */
+  async listLiveSessions(query: LiveSessionQuery): Promise<SessionRecord[]> {
+    this.assertOpen()
+    return listLiveSessions(this.statements, query)
+  }
+
+  /** Users after `afterId`, by id: one range of the primary key. */
+  async listUsers(query: UserListQuery): Promise<UserRecord[]> {
+    this.assertOpen()
+    return listUsers(this.statements, query)
+  }
+
+  /** Orders of any status that match, oldest first: one select on an index in that order (`operator-reads.ts`). */
+  async listOrders(query: OrderListQuery): Promise<OrderRecord[]> {
+    this.assertOpen()
+    return listOrders(this.statements, query)
+  }
+
+  /**
+   * The file's schema version (the highest migration applied, 0 without our tables), this release's
+   * ({@link SCHEMA_VERSION}) and the migrations {@link SqliteStore.migrate} would apply: two reads,
+   * no lock, nothing written. Works on a store opened with `migrate: false` whatever the file's
+   * version.
+   */
+  async schemaState(): Promise<SchemaState> {
+    this.assertNotClosed()
+    return readSchemaState(this.database)
+  }
+
+  /**
+   * Brings the file's schema up to {@link SCHEMA_VERSION} in one `BEGIN IMMEDIATE` transaction (safe
+   * beside other processes opening or migrating the file) and answers the version before and
+   * after; a current file costs one read. Makes a store opened with `migrate: false` usable.
+   *
+   * @throws {@link SqliteStoreError} `schema_too_new` for a file from a newer release,
+   *   `migration_failed` when a step fails (the file is left as it was).
+   */
+  async migrate(): Promise<MigrationResult> {
+    this.assertNotClosed()
+    const outcome = migrateSchema(this.database)
+    if (!this.ready) this.prepare()
+    return outcome
+  }
+
   /**
    * Deletes what is no longer needed at `now` (pass your service's clock), by core's one retention
    * rule (docs/behaviour.md, D-retention): a scene once it and its latest session have expired (the
@@ -273,7 +293,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    this.changeLog.close()
+    if (this.ready) this.changeLog.close()
     if (this.ownsDatabase && this.database.open) this.database.close()
   }
 
@@ -292,77 +312,6 @@ export class SqliteStore implements Store {
     return null
   }
 
-  /** The body of a commit; runs inside the immediate transaction. */
-  private apply(changes: ChangeSet): CommitResult {
-    const s = this.statements
-    const { scene, user, session, ledger, idempotency } = changes
-
-    // Expectations first, all of them, before any write: a conflict writes nothing. The same
-    // order as MemoryStore (scene, user, idempotency key).
-    if (scene?.op === 'insert' && s.sceneIdByStr.get(scene.scene.sceneStr) !== undefined) return CONFLICT_SCENE
-    if (scene?.op === 'update' && s.sceneVersion.get(scene.scene.id) !== scene.expectedVersion) return CONFLICT_SCENE
-    if (user?.op === 'insert' && s.userIdByOpenid.get(user.user.openid) !== undefined) return CONFLICT_USER
-    if (user?.op === 'update' && s.userVersion.get(user.user.id) !== user.expectedVersion) return CONFLICT_USER
-    if (idempotency !== undefined && s.idempotencyTaken.get(idempotency.key) !== undefined) return CONFLICT_IDEMPOTENCY
-
-    const ids: AssignedIds = { sceneId: null, userId: null, sessionId: null, authorizationIds: [] }
-    let ownerId: number | null = null
-    if (user) {
-      if (user.op === 'insert') {
-        ownerId = ids.userId = Number(s.insertUser.run(userParams(user.user)).lastInsertRowid)
-      } else {
-        ownerId = user.user.id
-        const params = userParams(user.user)
-        if (s.updateUser.run(params).changes === 0) s.rewriteUser.run(params)
-      }
-      for (const a of user.insertAuthorizations) {
-        ids.authorizationIds.push(Number(s.insertAuthorization.run(authorizationParams(a, ownerId)).lastInsertRowid))
-      }
-      if (user.op === 'update') {
-        for (const a of user.updateAuthorizations) {
-          const params = authorizationParams(a, ownerId)
-          if (s.updateAuthorization.run(params).changes === 0 && s.rewriteAuthorization.run(params).changes === 0) {
-            throw new SqliteStoreError('invalid_change_set', `authorization ${a.id} is not an authorization of user ${ownerId}`)
-          }
-        }
-      }
-    }
-    const resolve = (ref: UserRef): number => {
-      if (ref !== NEW_USER) return ref
-      if (user?.op !== 'insert' || ownerId === null) {
-        throw new SqliteStoreError('invalid_change_set', 'the change set refers to NEW_USER but inserts no user')
-      }
-      return ownerId
-    }
-    if (scene?.op === 'insert') {
-      ids.sceneId = Number(s.insertScene.run(sceneParams(scene.scene)).lastInsertRowid)
-    } else if (scene?.op === 'update') {
-      const draft = scene.scene
-      const params = sceneParams({ ...draft, userId: draft.userId === null ? null : resolve(draft.userId) })
-      if (s.updateScene.run(params).changes === 0) s.rewriteScene.run(params)
-    }
-    // In the same transaction as the scene itself: the log never tells of a write that rolled back.
-    if (scene) this.changeLog.record(scene.scene.sceneStr)
-    if (session) {
-      ids.sessionId = Number(s.insertSession.run({ ...session, userId: resolve(session.userId) }).lastInsertRowid)
-    }
-    const resolveAuthorization = (ref: AuthorizationRef): number => {
-      if (typeof ref === 'number') return ref
-      const id = ids.authorizationIds[ref.inserted]
-      if (id === undefined) {
-        throw new SqliteStoreError('invalid_change_set', `the change set refers to inserted authorization ${ref.inserted} but inserts ${ids.authorizationIds.length}`)
-      }
-      return id
-    }
-    // In the order given: AUTOINCREMENT gives them increasing ids in that order.
-    if (ledger) for (const entry of ledger) s.insertLedgerEntry.run(ledgerParams(entry, resolve(entry.userId), resolveAuthorization(entry.authorizationId)))
-    if (idempotency) {
-      const authorizationId = idempotency.authorizationId === null ? null : resolveAuthorization(idempotency.authorizationId)
-      s.insertIdempotency.run({ ...idempotency, authorizationId })
-    }
-    return { ok: true, ids }
-  }
-
   /** One purge transaction: up to `limit` expired scenes examined, up to `limit` expired sessions, as many counters and as many closed orders deleted. */
   private purgeBatch(cutoff: number, limit: number, cursor: PurgeCursor): PurgeBatchOutcome {
     const s = this.statements
@@ -377,23 +326,25 @@ export class SqliteStore implements Store {
     return { scenes, sessions, counters, orders, done: cursor.done && sessions < limit && counters < limit && orders < limit }
   }
 
-  private assertOpen(): void {
+  /** Prepares the statements and the change log on a current file. */
+  private prepare(): void {
+    this.statements = prepareStatements(this.database)
+    this.changeLog = new SceneChangeLog(this.database, this.changePollMs)
+    this.ready = true
+  }
+
+  private assertNotClosed(): void {
     if (this.closed) throw new SqliteStoreError('closed', 'the store is closed')
+  }
+
+  /** The store is open and its file current (always, unless it was opened with `migrate: false`). */
+  private assertOpen(): void {
+    this.assertNotClosed()
+    if (!this.ready) {
+      throw new SqliteStoreError('not_migrated', `${this.database.name} is not at schema version ${SCHEMA_VERSION} and the store was opened with migrate: false: call \`await store.migrate()\` first`)
+    }
   }
 }
 
 /** Where the scene pass of a purge has got to (the last scene examined). */
 type PurgeCursor = PurgeSceneCursor<number>
-
-
-/**
- * Connection settings, set before any transaction: busy timeout first (switching to WAL needs a
- * lock another process may hold for a moment), then journal mode, synchronous, foreign keys.
- */
-function configure(db: Database.Database, config: ResolvedStoreOptions): void {
-  db.pragma(`busy_timeout = ${config.busyTimeoutMs}`)
-  // An in-memory database has no WAL; it keeps its 'memory' journal.
-  if (config.wal && !db.memory) db.pragma('journal_mode = WAL')
-  db.pragma(`synchronous = ${config.synchronous.toUpperCase()}`)
-  db.pragma('foreign_keys = ON')
-}

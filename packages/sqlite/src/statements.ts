@@ -6,7 +6,9 @@
  * @module
  */
 import type Database from 'better-sqlite3'
-import type { IdempotencyRecord, PurgeSceneCandidate, SessionRecord } from '@scanauth/core'
+import type { IdempotencyRecord, SessionRecord } from '@scanauth/core'
+import type { PurgeSceneCandidate } from '@scanauth/core/store'
+import { prepareOperatorStatements, type OperatorStatements } from './operator-reads'
 import { prepareOrderStatements, type OrderStatements } from './orders'
 import {
   AUTHORIZATION_COLUMNS,
@@ -47,8 +49,8 @@ export type PurgeCandidate = PurgeSceneCandidate<number>
 
 type Statement<P extends unknown[], R = unknown> = Database.Statement<P, R>
 
-/** The prepared statements of one connection (the order statements live in `orders.ts`). */
-export interface Statements extends OrderStatements {
+/** The prepared statements of one connection (the order statements live in `orders.ts`, the operator reads' in `operator-reads.ts`). */
+export interface Statements extends OrderStatements, OperatorStatements {
   // Loads.
   /** Index scanauth_scenes_by_scene_str. The whole of a pending poll. */
   sceneByStr: Statement<[string], SceneRow>
@@ -276,5 +278,6 @@ export function prepareStatements(db: Database.Database): Statements {
     // Orders: their own aggregate, one statement per method (orders.ts). Spread in here so that
     // every check over the store's statements (query-plans.test.ts) sees them too.
     ...prepareOrderStatements(db),
+    ...prepareOperatorStatements(db),
   }
 }

@@ -2,7 +2,8 @@
 // revoked authorizations, endSessions, head-of-queue loads), each checked with raw SQL on its own
 // connection: what the commit wrote, what it left alone, and what a load reads.
 import { describe, expect, it } from 'vitest'
-import { NEW_USER, type ChangeSet, type NewAuthorization, type NewLedgerEntry, type UserRecord } from '@scanauth/core'
+import { type UserRecord } from '@scanauth/core'
+import { NEW_USER, type ChangeSet, type NewAuthorization, type NewLedgerEntry } from '@scanauth/core/store'
 import { checkInvariants } from '@scanauth/testkit'
 import type { SqliteStore } from '@scanauth/sqlite'
 import { dumpFile } from './support/files'

@@ -6,7 +6,7 @@
 // partial index of migration 8 (docs/behaviour.md, B-order-purge) while every other row stays. The
 // statements' plans: query-plans.test.ts; the Store contract's order cases: testkit.
 import { describe, expect, it } from 'vitest'
-import { MIGRATIONS, VERSION_TABLE } from '@scanauth/sqlite'
+import { MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from '@scanauth/sqlite'
 import type { StoreSnapshot } from '@scanauth/testkit'
 import { DAY, useTempFile } from './support/fixture'
 import { writeSchemaUpTo } from './support/old-schema'
@@ -52,7 +52,14 @@ describe('orders', () => {
     const table = db.prepare(`SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'scanauth_orders'`).pluck().get() as string
     expect(table).toMatch(/WITHOUT ROWID/)
     const indexes = db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'scanauth_orders' AND sql IS NOT NULL ORDER BY name`).pluck().all()
-    expect(indexes).toEqual(['scanauth_orders_by_scene', 'scanauth_orders_by_user', 'scanauth_orders_closed_by_expiry', 'scanauth_orders_open'])
+    expect(indexes).toEqual([
+      'scanauth_orders_by_scene',
+      'scanauth_orders_by_time',
+      'scanauth_orders_by_user',
+      'scanauth_orders_by_user_time',
+      'scanauth_orders_closed_by_expiry',
+      'scanauth_orders_open',
+    ])
     const columns = (name: string) => (db.prepare(`PRAGMA index_info(${name})`).all() as Array<{ name: string }>).map((c) => c.name)
     expect(columns('scanauth_orders_open')).toEqual(['status', 'created_at', 'out_trade_no'])
     expect(columns('scanauth_orders_by_user')).toEqual(['user_id', 'status', 'created_at', 'out_trade_no'])
@@ -60,6 +67,9 @@ describe('orders', () => {
     // Migration 8: closed orders by payment deadline, for the purge; partial, so only closed rows are in it.
     expect(columns('scanauth_orders_closed_by_expiry')).toEqual(['expires_at'])
     expect(db.prepare(`SELECT sql FROM sqlite_schema WHERE name = 'scanauth_orders_closed_by_expiry'`).pluck().get()).toMatch(/WHERE status = 'closed'$/)
+    // Migration 9: every order by time, and a user's whatever their status, for listOrders.
+    expect(columns('scanauth_orders_by_time')).toEqual(['created_at', 'out_trade_no'])
+    expect(columns('scanauth_orders_by_user_time')).toEqual(['user_id', 'created_at', 'out_trade_no'])
   })
 
   it('writes one row per order: integers as integers, the grant as type and amount, the refunds as a JSON array', async () => {
@@ -200,7 +210,7 @@ describe('orders', () => {
     expect(db.prepare(`SELECT name FROM sqlite_schema WHERE name = 'scanauth_orders_closed_by_expiry'`).get()).toBeUndefined()
 
     const upgraded = fixture.openStore()
-    expect(db.prepare(`SELECT MAX(version) FROM ${VERSION_TABLE}`).pluck().get()).toBe(8)
+    expect(db.prepare(`SELECT MAX(version) FROM ${VERSION_TABLE}`).pluck().get()).toBe(SCHEMA_VERSION)
     expect(MIGRATIONS.find((m) => m.version === 8)?.name).toBe('closed orders by payment deadline for purgeExpired')
     expect(db.prepare(`SELECT name FROM sqlite_schema WHERE name = 'scanauth_orders_closed_by_expiry'`).pluck().get()).toBe('scanauth_orders_closed_by_expiry')
     expect(await upgraded.purgeExpired({ now: T0 + DAY })).toMatchObject({ orders: 1 })

@@ -55,6 +55,20 @@ describe('query plans', () => {
       openOrdersOfUser: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_user \(user_id=\? AND status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
       openOrdersOfScene: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_scene \(scene_str=\? AND status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
       openOrdersOfUserAndScene: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_scene \(scene_str=\? AND status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
+      // The operator reads: the user's live range (sorted by id: the user's live sessions, never the
+      // table), a range of user ids, and for orders one row-value range of the index of each set of
+      // filters, the cursor or createdFrom its start (never a second bound that would leave the
+      // cursor a filter), no sort.
+      liveSessionsOfUser: [/SEARCH scanauth_sessions USING INDEX scanauth_sessions_by_user \(user_id=\? AND expires_at>\?\)/],
+      usersAfter: [/SEARCH scanauth_users USING INTEGER PRIMARY KEY \(rowid>\?\)/],
+      ordersAfter: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_time \(\(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
+      ordersFrom: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_time \(\(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
+      ordersOfStatusAfter: [/SEARCH scanauth_orders USING INDEX scanauth_orders_open \(status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
+      ordersOfStatusFrom: [/SEARCH scanauth_orders USING INDEX scanauth_orders_open \(status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
+      ordersOfUserAfter: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_user_time \(user_id=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
+      ordersOfUserFrom: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_user_time \(user_id=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
+      ordersOfUserAndStatusAfter: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_user \(user_id=\? AND status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
+      ordersOfUserAndStatusFrom: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_user \(user_id=\? AND status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
       // The partial index of closed orders, read up to the cutoff; the delete then by primary key.
       purgeOrders: [/SEARCH scanauth_orders USING INDEX scanauth_orders_closed_by_expiry \(expires_at<\?\)/, /SEARCH scanauth_orders USING PRIMARY KEY \(out_trade_no=\?\)/],
     }

@@ -4,7 +4,8 @@
 // statements (ledger, idempotency keys, endSessions): entitlements.test.ts.
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { createScanAuth, MemoryStore, NEW_USER, type ChangeSet, type SceneRecord } from '@scanauth/core'
+import { createScanAuth, MemoryStore, type SceneRecord } from '@scanauth/core'
+import { NEW_USER, type ChangeSet } from '@scanauth/core/store'
 import { checkInvariants, ManualClock, RecordingQrProvider } from '@scanauth/testkit'
 import { SqliteStore, SqliteStoreError } from '@scanauth/sqlite'
 import { dumpFile } from './support/files'

@@ -24,6 +24,8 @@ export interface ContractContext {
   auth: ScanAuth
   /** `n` scanauth instances sharing the clock, spread over the store and its peers (other connections). */
   auths(n: number): Promise<ScanAuth[]>
+  /** `n` stores over the same data (other connections where the store has peers), for instances of your own. */
+  stores(n: number): Promise<Store[]>
   /** Every stored record, read straight from the backend. */
   dump(): Promise<StoreSnapshot>
 }
@@ -57,11 +59,14 @@ export function useContext(factory: HarnessFactory): () => ContractContext {
       harness,
       store: harness.store,
       auth: authOver(harness.store, clock, qr),
-      async auths(n) {
-        // Up to four connections; instances beyond that share them round-robin.
+      async stores(n) {
+        // Up to four connections; stores beyond that share them round-robin.
         while (harness.openPeer && peers.length < Math.min(3, n - 1)) peers.push(await harness.openPeer())
         const stores = [harness.store, ...peers]
-        return Array.from({ length: n }, (_, i) => authOver(stores[i % stores.length] as Store, clock, qr))
+        return Array.from({ length: n }, (_, i) => stores[i % stores.length] as Store)
+      },
+      async auths(n) {
+        return (await this.stores(n)).map((store) => authOver(store, clock, qr))
       },
       dump: async () => harness.dump(),
     }

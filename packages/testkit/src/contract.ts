@@ -22,6 +22,7 @@ import { sessionSuite } from './suites/sessions'
 import { storeApiSuite } from './suites/store-api'
 import { storeCounterApiSuite } from './suites/store-api-counters'
 import { storeEntitlementApiSuite } from './suites/store-api-entitlements'
+import { storeOperatorReadsSuite } from './suites/store-api-operator-reads'
 import { storeOrderApiSuite } from './suites/store-api-orders'
 import { storeSessionUserApiSuite } from './suites/store-api-session-user'
 import { unicodeSuite } from './suites/unicode'
@@ -29,7 +30,8 @@ import { userSuite } from './suites/users'
 import { watchSuite } from './suites/watch'
 
 /**
- * Registers the Store contract suite for one store: the Store methods themselves, then every row
+ * Registers the Store contract suite for one store: the Store methods themselves (the operator
+ * reads included: `listLiveSessions`, `listUsers`, `listOrders`, `schemaState`), then every row
  * of the transition tables of docs/behaviour.md, the poll decision order, the ten scan steps, FIFO,
  * the expiry boundaries, sessions and consumption, `purgeExpired`, and concurrency, all through
  * `createScanAuth` with a manual clock. Each test gets a fresh harness from `factory` and cleans it up afterwards.
@@ -51,6 +53,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     storeSessionUserApiSuite(get)
     storeCounterApiSuite(get)
     storeOrderApiSuite(get)
+    storeOperatorReadsSuite(get)
     sceneSuite(get)
     scanSuite(get)
     authorizationSuite(get)

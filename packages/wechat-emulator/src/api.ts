@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { randomBytes } from 'node:crypto'
 import { qrPng, type EmulatorTickets } from './tickets'
 import type { EmulatorOAuthCodes } from './oauth'
 import type { EmulatorTokens } from './tokens'
@@ -129,4 +130,33 @@ export async function showQrCode(context: ApiContext): Promise<ApiAnswer> {
     return { status: 404, contentType: 'text/plain; charset=utf-8', body: 'ticket is unknown or has expired' }
   }
   return { status: 200, contentType: 'image/png', body: await qrPng(code.url) }
+}
+
+/**
+ * `GET /sns/oauth2/access_token?appid=&secret=&code=&grant_type=authorization_code`: the openid
+ * behind a code. A code that is unknown, used or expired answers 40029 (HTTP 200, like every WeChat
+ * error).
+ */
+export function oauthAccessToken(context: ApiContext): ApiAnswer {
+  if (context.method !== 'GET') return apiError(43001, 'require GET method')
+  const q = context.query
+  if (q.get('grant_type') !== 'authorization_code') return apiError(40002, 'invalid grant_type')
+  const appid = q.get('appid') ?? ''
+  const secret = q.get('secret') ?? ''
+  if (appid === '') return apiError(41002, 'appid missing')
+  if (secret === '') return apiError(41004, 'appsecret missing')
+  if (appid !== context.appId) return apiError(40013, 'invalid appid')
+  if (secret !== context.appSecret) return apiError(40125, 'invalid appsecret')
+  const code = q.get('code') ?? ''
+  if (code === '') return apiError(41008, 'missing code')
+  const issued = context.oauthCodes.take(code)
+  if (issued === undefined) return apiError(40029, 'invalid code')
+  return json({
+    // Tokens for the userinfo API, which the emulator does not serve: opaque, like WeChat's.
+    access_token: randomBytes(48).toString('base64url'),
+    expires_in: 7200,
+    refresh_token: randomBytes(48).toString('base64url'),
+    openid: issued.openid,
+    scope: issued.scope,
+  })
 }

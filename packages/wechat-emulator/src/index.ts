@@ -18,12 +18,14 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { decodeAesKey, SUBSCRIBE_SCENE_PREFIX } from '@scanauth/wechat'
+import { ConfirmLinks } from './confirm-links'
 import { WechatEmulatorError } from './errors'
 import { FailureQueue } from './failures'
 import { AUTHORIZE_PATH, EmulatorOAuthCodes } from './oauth'
 import { openInWechat } from './open-in-wechat'
 import { deliverPush, type PushSettings } from './push'
 import { ScanLog } from './scan-log'
+import { closeServer } from './listen'
 import { listen } from './server'
 import { EmulatorTickets } from './tickets'
 import { EmulatorTokens } from './tokens'
@@ -93,6 +95,7 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
   const log: EmulatorRequest[] = []
   const failures = new FailureQueue()
   const scanLog = new ScanLog()
+  const confirmLinks = new ConfirmLinks(closing.signal)
   const tokens = new EmulatorTokens({
     ttlSeconds: options.tokenTtlSeconds ?? 7200,
     overlapSeconds: options.classicTokenOverlapSeconds ?? 300,
@@ -145,7 +148,7 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
   }
 
   const { server, url } = await listen(
-    { appId, appSecret, demoOpenid, baseUrl: () => baseUrl, tokens, tickets, oauthCodes, failures, log, scanLog, now, scan },
+    { appId, appSecret, demoOpenid, baseUrl: () => baseUrl, tokens, tickets, oauthCodes, failures, log, scanLog, confirmLinks, now, scan },
     options.port ?? 0,
     options.host ?? '127.0.0.1',
   )
@@ -173,11 +176,7 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
     invalidateTokens: () => tokens.revokeAll(),
     async close() {
       closing.abort()
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        // Hanging requests and keep-alive sockets would hold close() open forever.
-        server.closeAllConnections()
-      })
+      await closeServer(server)
     },
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Listening, for both emulators (the Official Account's and WeChat Pay's): a plain `node:http`
  * server on `host:port` whose handler's failures are answered by `fail` (or end the response when
- * its head is already out), and the base URL it can be reached at.
+ * its head is already out), the base URL it can be reached at, and closing it.
  *
  * @module
  */
@@ -31,4 +31,12 @@ export async function listenOn(
   const address = server.address() as AddressInfo
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address
   return { server, url: `http://${hostPart}:${address.port}` }
+}
+
+/** Stops `server` and resolves once it is closed, ending its open connections (hanging requests and keep-alive sockets would hold it open). */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve())
+    server.closeAllConnections()
+  })
 }

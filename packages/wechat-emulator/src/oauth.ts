@@ -1,7 +1,8 @@
 /**
  * Web OAuth (网页授权) as WeChat plays it for an Official Account: the authorize page, which sends
- * the phone back to the app with a single-use `code`, and `sns/oauth2/access_token`, which exchanges
- * the code for the openid (reference confirm-on-phone.md §4).
+ * the phone back to the app with a single-use `code`, and the codes it issued, which
+ * `sns/oauth2/access_token` (in `api.ts`, beside the other API endpoints) exchanges for the openid
+ * (reference confirm-on-phone.md §4).
  *
  * Who the phone's user is cannot come from the authorize URL (WeChat knows it from the app, and no
  * `openid` parameter exists in its API); the emulator takes it from the `wxemu_openid` cookie its
@@ -10,7 +11,6 @@
  * @module
  */
 import { randomBytes } from 'node:crypto'
-import { apiError, json, type ApiAnswer, type ApiContext } from './api'
 
 /** The authorize page's path, as on `open.weixin.qq.com`. */
 export const AUTHORIZE_PATH = '/connect/oauth2/authorize'
@@ -96,35 +96,6 @@ export function authorize(query: URLSearchParams, openid: string, appId: string,
   // Appended to whatever query the app put in redirect_uri (its ticket), as WeChat does.
   target.search = `${target.search === '' ? '?' : `${target.search}&`}code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`
   return { ok: true, location: target.href }
-}
-
-/**
- * `GET /sns/oauth2/access_token?appid=&secret=&code=&grant_type=authorization_code`: the openid
- * behind a code. A code that is unknown, used or expired answers 40029 (HTTP 200, like every WeChat
- * error).
- */
-export function oauthAccessToken(context: ApiContext): ApiAnswer {
-  if (context.method !== 'GET') return apiError(43001, 'require GET method')
-  const q = context.query
-  if (q.get('grant_type') !== 'authorization_code') return apiError(40002, 'invalid grant_type')
-  const appid = q.get('appid') ?? ''
-  const secret = q.get('secret') ?? ''
-  if (appid === '') return apiError(41002, 'appid missing')
-  if (secret === '') return apiError(41004, 'appsecret missing')
-  if (appid !== context.appId) return apiError(40013, 'invalid appid')
-  if (secret !== context.appSecret) return apiError(40125, 'invalid appsecret')
-  const code = q.get('code') ?? ''
-  if (code === '') return apiError(41008, 'missing code')
-  const issued = context.oauthCodes.take(code)
-  if (issued === undefined) return apiError(40029, 'invalid code')
-  return json({
-    // Tokens for the userinfo API, which the emulator does not serve: opaque, like WeChat's.
-    access_token: randomBytes(48).toString('base64url'),
-    expires_in: 7200,
-    refresh_token: randomBytes(48).toString('base64url'),
-    openid: issued.openid,
-    scope: issued.scope,
-  })
 }
 
 /** The value of the cookie `name` in a `Cookie` header, decoded; undefined when absent. */

@@ -26,21 +26,33 @@ export interface PageView {
 }
 
 /**
- * The view of `tickets` and `scans` (links in replies open through `openUrl`); with `only` (a ticket, `''` for an unknown code), just that
- * code and its scans: what a phone sees when it opens a code's URL.
+ * The view of `tickets` and `scans` (links in replies open through `openUrl`; the `usedLinks` are shown
+ * used); with `only` (a ticket, `''` for an unknown code), just that code and its scans: what a phone
+ * sees when it opens a code's URL.
  */
-export function pageView(input: { tickets: EmulatorTicket[]; scans: EmulatorScan[]; only?: string | undefined; openUrl: string }): PageView {
+export function pageView(input: {
+  tickets: EmulatorTicket[]
+  scans: EmulatorScan[]
+  only?: string | undefined
+  openUrl: string
+  usedLinks?: ReadonlyMap<string, string>
+}): PageView {
   const focused = input.only !== undefined
   const codes = input.tickets.filter((c) => c.live && (!focused || c.ticket === input.only))
-  const scans = input.scans.filter((s) => !focused || s.ticket === input.only)
+  const scans = shownScans(input.scans, input.only)
   return {
     codes:
       codes.length === 0
         ? `<p class="muted">${focused ? 'This QR code is unknown or has expired.' : 'No live QR codes yet. Create a scene in the app.'}</p>`
         : codes.map((code) => codeBox(code, input.scans.find((s) => s.ticket === code.ticket))).join('\n'),
-    scans: scans.map((scan) => scanRow(scan, input.openUrl)).join('\n'),
+    scans: scans.map((scan) => scanRow(scan, input.openUrl, input.usedLinks)).join('\n'),
     scanCount: scans.length,
   }
+}
+
+/** The scans the view lists: all of them, or with `only` those of that code; newest first, as kept. */
+export function shownScans(scans: EmulatorScan[], only: string | undefined): EmulatorScan[] {
+  return only === undefined ? scans : scans.filter((s) => s.ticket === only)
 }
 
 /** One code. Once scanned it says so, by whom, and offers "Scan again" (a second scan is a test case too), not "Scan". */
@@ -60,20 +72,20 @@ function codeBox(code: EmulatorTicket, lastScan: EmulatorScan | undefined): stri
 }
 
 /** One scan: time, scene, who, what the phone shows, what the callback answered. */
-function scanRow(scan: EmulatorScan, openUrl: string): string {
+function scanRow(scan: EmulatorScan, openUrl: string, usedLinks: ReadonlyMap<string, string> | undefined): string {
   const bad = scan.status !== 200 || scan.replyError !== null
   return `<tr><td data-label="Time">${timeHtml(scan.at)}</td>
 <td data-label="Scene">${escapeHtml(scan.sceneStr + (scan.event === 'subscribe' ? ' (subscribe)' : ''))}</td>
 <td data-label="openid">${escapeHtml(scan.openid)}</td>
-<td data-label="The phone shows" class="phone">${phoneShows(scan, openUrl)}</td>
+<td data-label="The phone shows" class="phone">${phoneShows(scan, openUrl, usedLinks)}</td>
 <td data-label="The callback answered"${bad ? ' class="error"' : ''}>${escapeHtml(answerOf(scan))}</td></tr>`
 }
 
 /** The chat bubble the scanner gets: the reply (its links tappable), WeChat's error, or nothing. */
-function phoneShows(scan: EmulatorScan, openUrl: string): string {
+function phoneShows(scan: EmulatorScan, openUrl: string, usedLinks: ReadonlyMap<string, string> | undefined): string {
   if (scan.status !== 200 || scan.replyError !== null) return `<span class="error">${escapeHtml(SERVICE_UNAVAILABLE_TEXT)}</span>`
   if (scan.reply === null) return '<span class="muted">(no message)</span>'
-  return `<div class="bubble">${replyHtml(scan.reply, scan.openid, openUrl)}</div>`
+  return `<div class="bubble">${replyHtml(scan.reply, scan.openid, openUrl, usedLinks)}</div>`
 }
 
 /** What the callback answered, in words: the HTTP status and what WeChat would object to. */

@@ -1,7 +1,8 @@
 /**
  * The emulator's HTML page: the emulated phone. It shows the live QR codes, lets a person "scan"
  * one by clicking it, and lists the scans made, newest first, with what the phone shows (the
- * account's reply, its links tappable) and what the callback answered. A click posts to
+ * account's reply, its links tappable; a confirm link that was answered marked used) and what the
+ * callback answered. A click posts to
  * `POST /emulator/scan`, which pushes the scan to the app's callback exactly as `emulator.scan()`
  * does; the list shows every scan whoever asked for it (a click here, a test, an app's "Scan with the
  * emulated phone").
@@ -73,6 +74,7 @@ const STYLE = `
   #scans th { font-weight: 600; color: #555 }
   .bubble { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: .3rem .5rem; white-space: pre-wrap; max-width: 24rem }
   .reply-link { color: #576b95 } .reply-link.dead { text-decoration: underline dotted }
+  .reply-link.used { color: #888; text-decoration: line-through } .link-used { color: #666; font-size: .85em; white-space: nowrap }
   @media (max-width: 40rem) {
     #scans thead { display: none }
     #scans, #scans tbody, #scans tr, #scans td { display: block; width: 100% }

@@ -19,9 +19,10 @@ const LINK = /<a\s+href\s*=\s*(?:"([^"]*)"|'([^']*)')\s*>([\s\S]*?)<\/a\s*>/gi
 /**
  * The phone's view of `text`, as HTML safe to insert into the page; links open as `openid` through
  * `openUrl` (the emulator's `/emulator/open` at its own address, so that the cookie is set on the host
- * the authorize page is reached at, even when the page was opened as `localhost`).
+ * the authorize page is reached at, even when the page was opened as `localhost`). A link in `spent`
+ * (a confirm link the app no longer takes: see confirm-links.ts) is shown used, with the app's words.
  */
-export function replyHtml(text: string, openid: string, openUrl: string): string {
+export function replyHtml(text: string, openid: string, openUrl: string, spent: ReadonlyMap<string, string> = new Map()): string {
   let html = ''
   let at = 0
   for (const match of text.matchAll(LINK)) {
@@ -29,12 +30,21 @@ export function replyHtml(text: string, openid: string, openUrl: string): string
     const href = decodeEntities(match[1] ?? match[2] ?? '')
     // A label is text: tags inside it are shown, not obeyed.
     const label = escapeHtml(decodeEntities(match[3] ?? ''))
-    html += isHttp(href)
-      ? `<a class="reply-link" href="${escapeHtml(openUrl)}?${escapeHtml(new URLSearchParams({ openid, url: href }).toString())}" title="${escapeHtml(`Opens ${href} in WeChat as ${openid}`)}">${label}</a>`
-      : `<span class="reply-link dead" title="${escapeHtml(`${href} (not an http(s) link: not opened here)`)}">${label}</span>`
+    const used = spent.get(href)
+    const open = `${escapeHtml(openUrl)}?${escapeHtml(new URLSearchParams({ openid, url: href }).toString())}`
+    html += !isHttp(href)
+      ? `<span class="reply-link dead" title="${escapeHtml(`${href} (not an http(s) link: not opened here)`)}">${label}</span>`
+      : used === undefined
+        ? `<a class="reply-link" href="${open}" title="${escapeHtml(`Opens ${href} in WeChat as ${openid}`)}">${label}</a>`
+        : `<a class="reply-link used" href="${open}" title="${escapeHtml(`Used: the app answers ${href} with “${used}”`)}">${label}</a> <span class="link-used">used · ${escapeHtml(used)}</span>`
     at = match.index + match[0].length
   }
   return html + escapeHtml(decodeEntities(text.slice(at)))
+}
+
+/** The http(s) addresses a reply links to, in order, as a tap would open them (entities decoded). */
+export function replyLinks(text: string): string[] {
+  return [...text.matchAll(LINK)].map((match) => decodeEntities(match[1] ?? match[2] ?? '')).filter(isHttp)
 }
 
 /** The HTML entities a reply may use to escape its text (named basics and numeric ones), decoded. */

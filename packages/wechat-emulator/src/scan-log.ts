@@ -10,7 +10,7 @@ import type { EmulatorPushResult, EmulatorScan } from './types'
 /** How many scans are kept: enough for a page to show a session's history, bounded for a long-running dev server. */
 export const SCAN_LOG_LIMIT = 200
 
-/** The last {@link SCAN_LOG_LIMIT} scans, newest first. */
+/** The last {@link SCAN_LOG_LIMIT} scans, newest first (by the time each was made). */
 export class ScanLog {
   readonly #entries: EmulatorScan[] = []
 
@@ -27,7 +27,11 @@ export class ScanLog {
       reply: result.reply?.Content ?? null,
       replyError: result.replyError,
     }
-    this.#entries.unshift(entry)
+    // Newest scan first by when it was made, not by when its push ended: a push can take seconds
+    // (a slow callback, three deliveries), and a scan made after it must still be listed above it.
+    // Of scans made at the same time, the one recorded last comes first.
+    const at = this.#entries.findIndex((kept) => kept.at <= entry.at)
+    this.#entries.splice(at === -1 ? this.#entries.length : at, 0, entry)
     if (this.#entries.length > SCAN_LOG_LIMIT) this.#entries.length = SCAN_LOG_LIMIT
     return entry
   }

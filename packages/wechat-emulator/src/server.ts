@@ -8,19 +8,19 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { listenOn } from './listen'
-import { apiError, classicToken, createQrCode, showQrCode, stableToken, type ApiAnswer, type ApiContext } from './api'
+import { readBody, send, sendJson } from './http-io'
+import { apiError, classicToken, createQrCode, oauthAccessToken, showQrCode, stableToken, type ApiAnswer, type ApiContext } from './api'
+import type { ConfirmLinks } from './confirm-links'
 import type { FailureQueue } from './failures'
-import { AUTHORIZE_PATH, authorize, cookieValue, OPENID_COOKIE, oauthAccessToken, openidCookie, type EmulatorOAuthCodes } from './oauth'
+import { AUTHORIZE_PATH, authorize, cookieValue, OPENID_COOKIE, openidCookie, type EmulatorOAuthCodes } from './oauth'
 import { emulatorPage } from './page'
-import { pageView } from './page-view'
+import { pageView, shownScans } from './page-view'
+import { replyLinks } from './reply-html'
 import { escapeHtml } from './html'
 import type { ScanLog } from './scan-log'
 import type { EmulatorTickets } from './tickets'
 import type { EmulatorTokens } from './tokens'
 import type { EmulatorEndpoint, EmulatorPushResult, EmulatorRequest, EmulatorScanInput } from './types'
-
-/** Bodies larger than this are refused; real API bodies are tiny. */
-const MAX_BODY_BYTES = 1024 * 1024
 
 /** Everything the server serves from. */
 export interface EmulatorServerDeps {
@@ -37,6 +37,8 @@ export interface EmulatorServerDeps {
   log: EmulatorRequest[]
   /** The scans made, for the page's list. */
   scanLog: ScanLog
+  /** Which confirm links of the replies are used, for the page's list. */
+  confirmLinks: ConfirmLinks
   now: () => number
   /** Performs a scan (the page's clicks). */
   scan(input: EmulatorScanInput): Promise<EmulatorPushResult>
@@ -66,8 +68,8 @@ async function serve(deps: EmulatorServerDeps, req: IncomingMessage, res: Server
   if (method === 'GET' && url.pathname === AUTHORIZE_PATH) return serveAuthorize(deps, url, req, res)
   // Browsers ask for it on every page: an empty answer, not a 404 in the console.
   if (method === 'GET' && url.pathname === '/favicon.ico') return void res.writeHead(204, { 'cache-control': 'max-age=86400' }).end()
-  const page = (ticket: string | undefined) =>
-    send(res, 200, 'text/html; charset=utf-8', emulatorPage({ appId: deps.appId, demoOpenid: deps.demoOpenid, ticket, view: viewOf(deps, ticket) }))
+  const page = async (ticket: string | undefined) =>
+    send(res, 200, 'text/html; charset=utf-8', emulatorPage({ appId: deps.appId, demoOpenid: deps.demoOpenid, ticket, view: await viewOf(deps, ticket) }))
   if (method === 'GET' && url.pathname === '/') return page(undefined)
   if (method === 'GET' && (url.pathname === '/scan' || url.pathname.startsWith('/q/'))) {
     const code = url.pathname === '/scan' ? deps.tickets.byTicket(url.searchParams.get('ticket') ?? '') : deps.tickets.byCode(url.pathname.slice(3))
@@ -75,7 +77,7 @@ async function serve(deps: EmulatorServerDeps, req: IncomingMessage, res: Server
     return page(code?.ticket ?? '')
   }
   if (method === 'GET' && url.pathname === '/emulator/view') {
-    return sendJson(res, 200, viewOf(deps, url.searchParams.has('ticket') ? (url.searchParams.get('ticket') ?? '') : undefined))
+    return sendJson(res, 200, await viewOf(deps, url.searchParams.has('ticket') ? (url.searchParams.get('ticket') ?? '') : undefined))
   }
   if (method === 'GET' && url.pathname === '/emulator/open') return serveOpen(url, res)
   if (method === 'GET' && url.pathname === '/emulator/tickets') return sendJson(res, 200, deps.tickets.all())
@@ -104,9 +106,11 @@ async function serve(deps: EmulatorServerDeps, req: IncomingMessage, res: Server
   return send(res, 404, 'text/plain; charset=utf-8', 'not found')
 }
 
-/** The page's codes and scans; with `ticket`, only that code's. */
-function viewOf(deps: EmulatorServerDeps, ticket: string | undefined) {
-  return pageView({ tickets: deps.tickets.all(), scans: deps.scanLog.newestFirst(), only: ticket, openUrl: `${deps.baseUrl()}/emulator/open` })
+/** The page's codes and scans; with `ticket`, only that code's. The confirm links of the scans shown are asked about first. */
+async function viewOf(deps: EmulatorServerDeps, ticket: string | undefined) {
+  const scans = deps.scanLog.newestFirst()
+  const usedLinks = await deps.confirmLinks.usedAmong(shownScans(scans, ticket).flatMap((scan) => (scan.reply === null ? [] : replyLinks(scan.reply))))
+  return pageView({ tickets: deps.tickets.all(), scans, only: ticket, openUrl: `${deps.baseUrl()}/emulator/open`, usedLinks })
 }
 
 /**
@@ -169,29 +173,4 @@ async function serveApi(
   entry.status = answer.status
   if (answer.errcode !== undefined) entry.errcode = answer.errcode
   send(res, answer.status, answer.contentType, answer.body)
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('request body is too large'))
-        req.destroy()
-      } else chunks.push(chunk)
-    })
-    req.on('end', () => resolve(Buffer.concat(chunks)))
-    req.on('error', reject)
-  })
-}
-
-function send(res: ServerResponse, status: number, contentType: string, body: string | Buffer): void {
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' })
-  res.end(body)
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value))
 }

@@ -1,11 +1,13 @@
 // The emulated phone's page over HTTP: the account's replies shown with their links tappable (and
-// nothing else of them as markup), a link opening as the scanner, scanned codes shown as scanned,
-// and the favicon.
-import { createServer } from 'node:http'
+// nothing else of them as markup), a link opening as the scanner, a confirm link marked used once its
+// page was answered (core's confirm on the phone behind a real app), scanned codes shown as scanned,
+// the newest scan first, and the favicon.
+import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createWechatCallback } from '@scanauth/wechat'
-import type { ScanResult } from '@scanauth/core'
+import { createWechatCallback, createWechatQrProvider, createWechatWebOAuth } from '@scanauth/wechat'
+import { createHttpHandler, createScanAuth, MemoryStore, responseText, type ScanResult } from '@scanauth/core'
 import { startWechatEmulator, type WechatEmulatorOptions } from '../src/index'
 import { decodeEntities, replyHtml } from '../src/reply-html'
 import { closer } from './closer'
@@ -23,6 +25,22 @@ async function appAnswering(result: () => ScanResult) {
     for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk)
     const answer = await callback({ method: req.method ?? 'GET', query: new URL(req.url ?? '/', 'http://x').searchParams, body: Buffer.concat(chunks) })
     res.writeHead(answer.status, answer.headers).end(answer.body)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  resources.add({ close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())) })
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/wechat`
+}
+
+/** An app whose callback answers every scan with the text reply `content`, as an account's own code could. */
+async function appReplying(content: string) {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk)
+    const from = /<FromUserName><!\[CDATA\[([^\]]*)\]\]>/.exec(Buffer.concat(chunks).toString())?.[1] ?? ''
+    const to = /<ToUserName><!\[CDATA\[([^\]]*)\]\]>/.exec(Buffer.concat(chunks).toString())?.[1] ?? ''
+    res.writeHead(200, { 'content-type': 'application/xml' }).end(
+      `<xml><ToUserName><![CDATA[${from}]]></ToUserName><FromUserName><![CDATA[${to}]]></FromUserName><CreateTime>${Math.floor(Date.now() / 1000)}</CreateTime><MsgType><![CDATA[text]]></MsgType><Content><![CDATA[${content}]]></Content></xml>`,
+    )
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   resources.add({ close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())) })
@@ -87,6 +105,142 @@ describe('the reply on the phone', () => {
     const ok = await emulator.scan({ sceneStr: 'pc_b', openid: 'o_b' })
     expect(ok.reply?.Content).toMatch(/expired or was already used/)
     expect(await page()).toContain('<div class="bubble">This QR code has expired or was already used.')
+  })
+})
+
+/** Core with confirm on the phone behind one node:http app (the callback and the auth routes), the emulator its WeChat. */
+async function confirmWorld() {
+  const emulator = resources.add(await startWechatEmulator(ACCOUNT))
+  const app: { handle?: ReturnType<typeof createHttpHandler>; callback?: ReturnType<typeof createWechatCallback> } = {}
+  const confirmRequests: string[] = []
+  const server = createServer(async (req: IncomingMessage, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    const chunks: Buffer[] = []
+    for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk)
+    const body = Buffer.concat(chunks)
+    if (url.pathname === '/wechat/callback' && app.callback) {
+      const answer = await app.callback({ method: req.method ?? 'GET', query: url.searchParams, body })
+      return void res.writeHead(answer.status, answer.headers).end(answer.body)
+    }
+    if (url.pathname === '/auth/confirm') confirmRequests.push(`${req.method} ${url.searchParams.has('code') ? 'with a code' : 'without a code'}`)
+    const answer = await app.handle?.({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body })
+    if (answer === undefined) return void res.writeHead(404).end()
+    res.writeHead(answer.status, answer.headers).end(responseText(answer))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  resources.add({ close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())) })
+  const appUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const store = new MemoryStore()
+  const auth = createScanAuth({
+    store,
+    qr: createWechatQrProvider(emulator.qrProviderOptions()),
+    confirm: 'link',
+    confirmation: { url: `${appUrl}/auth/confirm`, oauth: createWechatWebOAuth(emulator.webOAuthOptions()) },
+  })
+  app.handle = createHttpHandler(auth)
+  app.callback = createWechatCallback({ auth, store, appId: ACCOUNT.appId, token: ACCOUNT.token })
+  emulator.setCallbackUrl(`${appUrl}/wechat/callback`)
+  /** Scans a new scene as `openid`; the reply's link, as WeChat opens it. */
+  const scanNew = async (openid: string) => {
+    const { sceneStr } = await auth.createScene({ deviceId: 'tv' })
+    const pushed = await emulator.scan({ sceneStr, openid })
+    const href = /<a href="([^"]*)">/.exec(pushed.reply?.Content ?? '')?.[1] ?? ''
+    return { sceneStr, link: href.replace(/&amp;/g, '&') }
+  }
+  /** Opens the link on the phone as `openid` and answers its page with `decision`. */
+  const answer = async (link: string, openid: string, decision: 'confirm' | 'deny') => {
+    const html = await (await fetch(await emulator.openInWechat(link, { openid }))).text()
+    const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? ''
+    const decided = await fetch(`${appUrl}/auth/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ticket: field('ticket'), csrf: field('csrf'), decision }).toString(),
+    })
+    expect(decided.status).toBe(200)
+  }
+  const view = async () => ((await (await fetch(`${emulator.url}/emulator/view`)).json()) as { scans: string }).scans
+  return { emulator, auth, answer, scanNew, view, confirmRequests }
+}
+
+/** The scan rows of a view, each with its scene. */
+const rowsOf = (scans: string) => scans.split('<tr>').slice(1)
+
+describe('a confirm link', () => {
+  it('is marked used once its page was answered, not before, and asking about it spends nothing', async () => {
+    const { auth, answer, scanNew, view, confirmRequests } = await confirmWorld()
+    const first = await scanNew('o_alice')
+    const second = await scanNew('o_bob')
+    expect(first.link).toMatch(/\/auth\/confirm\?ticket=/)
+
+    // Open: the app sends the phone on to WeChat's authorize page; nothing is marked.
+    const before = await view()
+    expect(before).not.toContain('reply-link used')
+    expect(before).not.toContain('link-used')
+    // The emulator asked the app as the phone would open the link again, without a code.
+    expect(confirmRequests).toContain('GET without a code')
+
+    await answer(first.link, 'o_alice', 'confirm')
+    expect(await auth.getStatus(first.sceneStr)).toMatchObject({ status: 'authorized' })
+    // At most once a second per open link, so the next view may need a moment.
+    await expect.poll(async () => rowsOf(await view()).find((row) => row.includes(first.sceneStr)), { timeout: 5000 }).toContain('reply-link used')
+    const rows = rowsOf(await view())
+    const answered = rows.find((row) => row.includes(first.sceneStr)) as string
+    expect(answered).toContain('<span class="link-used">used · Already answered</span>')
+    expect(answered).toContain('title="Used: the app answers')
+    // The other link is still open, and still works after being asked about.
+    const open = rows.find((row) => row.includes(second.sceneStr)) as string
+    expect(open).not.toContain('link-used')
+    await answer(second.link, 'o_bob', 'deny')
+    expect(await auth.getStatus(second.sceneStr)).toEqual({ status: 'denied' })
+    await expect.poll(async () => rowsOf(await view()).find((row) => row.includes(second.sceneStr)), { timeout: 5000 }).toContain('used · Already answered')
+
+    // A used link is asked about once: further views ask the app nothing.
+    const asked = confirmRequests.length
+    await sleep(1100)
+    await view()
+    await view()
+    expect(confirmRequests.length).toBe(asked)
+  })
+
+  it('is the only link of a reply the emulator asks about', async () => {
+    const requests: string[] = []
+    const other = createServer((req, res) => {
+      requests.push(req.url ?? '')
+      res.writeHead(410).end('<title>Gone</title>')
+    })
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    resources.add({ close: () => new Promise<void>((resolve) => (other.close(() => resolve()), other.closeAllConnections())) })
+    const base = `http://127.0.0.1:${(other.address() as AddressInfo).port}`
+    const reply = `<a href="${base}/news?ticket=1">News</a> <a href="${base}/auth/confirm?ticket=T_9">Confirm or deny</a>`
+    const { emulator, page } = await setup(() => ({ result: 'invalid' }))
+    // The app's reply is the test's own, as an account's text reply.
+    emulator.setCallbackUrl(await appReplying(reply))
+    await emulator.scan({ sceneStr: 'pc_links', openid: 'o_carol' })
+    const html = await page()
+    expect(requests).toEqual(['/auth/confirm?ticket=T_9'])
+    expect(html).toContain('<span class="link-used">used · Gone</span>')
+    expect(html.match(/reply-link used/g)).toHaveLength(1)
+  })
+})
+
+describe('the scans', () => {
+  it('are listed newest first by when they were made, also when an older scan\'s push ends last', async () => {
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let calls = 0
+    // The first scan's callback answers only once the second scan is done.
+    const url = await appAnswering(() => (++calls === 1 ? (held.then(() => ({ result: 'invalid' })) as unknown as ScanResult) : { result: 'invalid' }))
+    const emulator = resources.add(await startWechatEmulator({ ...ACCOUNT, callbackUrl: url }))
+    const older = emulator.scan({ sceneStr: 'pc_older', openid: 'o_first' })
+    await expect.poll(() => calls).toBe(1)
+    await sleep(5)
+    await emulator.scan({ sceneStr: 'pc_newer', openid: 'o_second' })
+    release()
+    await older
+    expect(emulator.scans().map((scan) => scan.sceneStr)).toEqual(['pc_newer', 'pc_older'])
+    const html = await (await fetch(`${emulator.url}/`)).text()
+    expect(html.indexOf('pc_newer')).toBeGreaterThan(-1)
+    expect(html.indexOf('pc_newer')).toBeLessThan(html.indexOf('pc_older'))
   })
 })
 

@@ -50,7 +50,11 @@ function checkNonce(nonce: string): Buffer {
  * least a tag; `invalid_argument` for a key that is not 32 ASCII bytes.
  */
 export function decryptAesGcm(input: AesGcmInput & { ciphertext: string }): Buffer {
-  const key = apiV3KeyBytes(input.apiV3Key)
+  return decryptWithKey(apiV3KeyBytes(input.apiV3Key), input)
+}
+
+/** {@link decryptAesGcm} with the APIv3 key's bytes checked beforehand (by {@link apiV3KeyBytes}, once). */
+export function decryptWithKey(key: Buffer, input: Omit<AesGcmInput, 'apiV3Key'> & { ciphertext: string }): Buffer {
   const iv = checkNonce(input.nonce)
   const data = isStrictBase64(input.ciphertext) ? Buffer.from(input.ciphertext, 'base64') : undefined
   if (data === undefined || data.length < TAG_BYTES) {

@@ -9,15 +9,13 @@
  */
 import { WechatPayError } from './errors'
 import { createWechatPayNotificationHandler, type WechatPayNotificationHandler, type WechatPayNotificationHandlerOptions } from './notification-handler'
+import { DEFAULT_NOTIFY_MAX_BODY_BYTES } from './raw-notification'
 
 /** Options of {@link createWechatPayFetchHandler}: the handler's, and a body limit. */
 export interface WechatPayFetchHandlerOptions extends WechatPayNotificationHandlerOptions {
   /** Largest notification accepted, in bytes; a larger one is answered 413 unread. Default 64 KiB (real ones are about 1 KiB). */
   maxBodyBytes?: number
 }
-
-/** The largest notification accepted by default. */
-export const DEFAULT_NOTIFY_MAX_BODY_BYTES = 64 * 1024
 
 /** WeChat Pay's failure body: a non-2xx answer with `{"code":"FAIL","message"}` makes it send again. */
 function fail(status: number, message: string, headers: Record<string, string> = {}): Response {

@@ -10,7 +10,7 @@ import type { KeyObject } from 'node:crypto'
 import { WechatPayError } from './errors'
 import type { VerificationKeySet } from './keys'
 import { authorizationHeader, newNonce, requestSignatureMessage, signMessage } from './signature'
-import { signedMessageFromHeaders, verifyWechatPaySignature } from './verify'
+import { signedMessageFromHeaders, verifyChecked } from './verify'
 
 /** The `fetch` this package uses; the global one by default (Node 20 has it built in). */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>
@@ -89,7 +89,8 @@ export async function exchange(context: ExchangeContext, request: ExchangeReques
 
   try {
     const signed = signedMessageFromHeaders(Object.fromEntries(response.headers), raw)
-    verifyWechatPaySignature(signed, { verificationKeys: context.verificationKeys, now: context.now, maxSkewSeconds: context.maxSkewSeconds })
+    // The keys and the skew were checked when the client was created (createWechatPayClient).
+    verifyChecked(signed, context)
   } catch (error) {
     const reason = error instanceof WechatPayError ? `${error.code}: ${error.message}` : String(error)
     throw new WechatPayError('response_unverified', `WeChat Pay ${endpoint} answered ${response.status} but the answer failed verification (${reason}); it was not believed`, {

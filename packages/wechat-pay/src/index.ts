@@ -31,17 +31,22 @@ export {
   parseWechatPayNotification,
   type ParseNotificationOptions,
   type WechatPayNotification,
-  type WechatPayNotificationRequest,
 } from './notification'
 export {
   createWechatPayNotificationHandler,
   type WechatPayNotificationHandler,
   type WechatPayNotificationHandlerOptions,
-  type WechatPayNotificationHttpRequest,
   type WechatPayNotificationResponse,
   type WechatPayRejection,
 } from './notification-handler'
-export { createWechatPayFetchHandler, asFetchHandler, DEFAULT_NOTIFY_MAX_BODY_BYTES, type WechatPayFetchHandlerOptions } from './fetch-handler'
+export { createWechatPayFetchHandler, asFetchHandler, type WechatPayFetchHandlerOptions } from './fetch-handler'
+// A notification as the host received it (headers and raw body), under both of its names, and the
+// body limit: the shape `@scanauth/express` and `@scanauth/koa` hand a notification handler too.
+export {
+  DEFAULT_NOTIFY_MAX_BODY_BYTES,
+  type RawNotificationRequest as WechatPayNotificationRequest,
+  type RawNotificationRequest as WechatPayNotificationHttpRequest,
+} from './raw-notification'
 export {
   toProviderRefund,
   toProviderTransaction,

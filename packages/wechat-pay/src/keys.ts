@@ -14,7 +14,7 @@ export type VerificationKeyInput = string | Buffer | KeyObject
 
 /**
  * The verification keys as configured, by serial: `{ '5157F45F2ACD8E2B': platformCertPem,
- * 'PUB_KEY_ID_0114…': publicKeyPem }`. Hex serials match case-insensitively.
+ * 'PUB_KEY_ID_0114…': publicKeyPem }`. Hex serials match case-insensitively, public key ids exactly.
  */
 export type VerificationKeys = Readonly<Record<string, VerificationKeyInput>>
 
@@ -32,10 +32,13 @@ export interface VerificationKeySet {
   readonly serials: readonly string[]
 }
 
-/** Hex serials arrive upper-case from WeChat Pay but are often pasted lower-case; public key ids are exact. */
+/**
+ * Hex serials arrive upper-case from WeChat Pay but are often pasted lower-case; anything else (a
+ * public key id) is taken as it is: `pub_key_id_…` is not `PUB_KEY_ID_…`.
+ */
 function normalizeSerial(serial: string): string {
   const trimmed = serial.trim()
-  return trimmed.startsWith(PUBLIC_KEY_ID_PREFIX) ? trimmed : trimmed.toUpperCase()
+  return /^[0-9A-Fa-f]+$/.test(trimmed) ? trimmed.toUpperCase() : trimmed
 }
 
 /** Parses one configured key; refuses private keys (a merchant key in the wrong slot verifies nothing of WeChat's). */

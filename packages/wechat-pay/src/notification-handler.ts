@@ -8,13 +8,12 @@
  * @module
  */
 import type { PaymentOutcome, ProviderRefund, ProviderTransaction, RefundOutcome, ScanAuth, TelemetryOptions } from '@scanauth/core'
-import { apiV3KeyBytes } from './aes-gcm'
 import { WechatPayError, type WechatPayErrorCode } from './errors'
-import { toVerificationKeySet, type VerificationKeys, type VerificationKeySet } from './keys'
-import { parseWechatPayNotification, type WechatPayNotification } from './notification'
+import type { VerificationKeys, VerificationKeySet } from './keys'
+import { checkNotificationOptions, parseChecked, type WechatPayNotification } from './notification'
+import type { RawNotificationRequest } from './raw-notification'
 import { toProviderRefund, toProviderTransaction } from './resources'
 import { NotificationTelemetry, type HandledNotification } from './telemetry'
-import { checkMaxSkew } from './verify'
 
 /** A payment or refund report core refused as not ours to apply, as `onRejected` receives it. */
 export type WechatPayRejection =
@@ -67,14 +66,6 @@ export interface WechatPayNotificationHandlerOptions {
   telemetry?: boolean | TelemetryOptions
 }
 
-/** A notification as the host received it. */
-export interface WechatPayNotificationHttpRequest {
-  /** Request headers (Node's `IncomingHttpHeaders` fits). */
-  headers: Record<string, string | string[] | undefined>
-  /** The raw body, as bytes or the exact text; never a parsed object. */
-  body: Uint8Array | string
-}
-
 /** The handler's answer, for the host to send. */
 export interface WechatPayNotificationResponse {
   /** 204, 400, 401 or 500. */
@@ -86,7 +77,7 @@ export interface WechatPayNotificationResponse {
 }
 
 /** The endpoint as a function of the raw request. */
-export type WechatPayNotificationHandler = (request: WechatPayNotificationHttpRequest) => Promise<WechatPayNotificationResponse>
+export type WechatPayNotificationHandler = (request: RawNotificationRequest) => Promise<WechatPayNotificationResponse>
 
 /** The answer of each failure: who is at fault decides whether a retry can help. */
 const STATUS_OF: Partial<Record<WechatPayErrorCode, number>> = {
@@ -120,8 +111,9 @@ function fail(status: number, message: string): WechatPayNotificationResponse {
 const ok = (): WechatPayNotificationResponse => ({ status: 204, headers: {}, body: '' })
 
 /**
- * Creates the `notify_url` endpoint. Options are checked here (`invalid_options`): the keys are
- * parsed once and the APIv3 key must be 32 ASCII characters.
+ * Creates the `notify_url` endpoint. Options are checked here, once (`invalid_options`): the keys
+ * are parsed, the APIv3 key must be 32 ASCII characters and `maxSkewSeconds` a whole number; a
+ * notification is then handled with them as they are, never checking them again.
  *
  * @example
  * ```ts
@@ -140,10 +132,7 @@ export function createWechatPayNotificationHandler(options: WechatPayNotificatio
   if (auth === undefined || typeof auth.applyPayment !== 'function' || typeof auth.applyRefund !== 'function') {
     throw new WechatPayError('invalid_options', 'createWechatPayNotificationHandler: auth must have applyPayment and applyRefund')
   }
-  const verificationKeys = toVerificationKeySet(options.verificationKeys)
-  apiV3KeyBytes(options.apiV3Key, 'invalid_options')
-  const maxSkewSeconds = checkMaxSkew(options.maxSkewSeconds)
-  const parseOptions = { verificationKeys, apiV3Key: options.apiV3Key, now: options.now, maxSkewSeconds }
+  const parseOptions = checkNotificationOptions(options)
 
   const failed = (error: unknown, answer: WechatPayNotificationResponse) => {
     try {
@@ -162,10 +151,10 @@ export function createWechatPayNotificationHandler(options: WechatPayNotificatio
   }
 
   /** One notification: the answer, and what it came to (for telemetry). */
-  async function handle(request: WechatPayNotificationHttpRequest): Promise<HandledNotification<WechatPayNotificationResponse>> {
+  async function handle(request: RawNotificationRequest): Promise<HandledNotification<WechatPayNotificationResponse>> {
     let notification: WechatPayNotification
     try {
-      notification = parseWechatPayNotification({ headers: request.headers ?? {}, body: request.body ?? '' }, parseOptions)
+      notification = parseChecked({ headers: request.headers ?? {}, body: request.body ?? '' }, parseOptions)
     } catch (error) {
       const code = error instanceof WechatPayError ? error.code : undefined
       const status = (code === undefined ? undefined : STATUS_OF[code]) ?? 500

@@ -5,18 +5,11 @@
  *
  * @module
  */
-import { apiV3KeyBytes, decryptAesGcm, RESOURCE_ALGORITHM } from './aes-gcm'
+import { apiV3KeyBytes, decryptWithKey, RESOURCE_ALGORITHM } from './aes-gcm'
 import { WechatPayError } from './errors'
 import { toVerificationKeySet, type VerificationKeys, type VerificationKeySet } from './keys'
-import { checkMaxSkew, signedMessageFromHeaders, verifyWechatPaySignature, type HeaderBag } from './verify'
-
-/** A notification as received: headers and the raw body (bytes, or the text exactly as received). */
-export interface WechatPayNotificationRequest {
-  /** The request headers, any case. */
-  headers: HeaderBag
-  /** The raw body. Never a parsed and re-serialized object: that changes the signed bytes. */
-  body: Uint8Array | string
-}
+import type { RawNotificationRequest } from './raw-notification'
+import { checkMaxSkew, signedMessageFromHeaders, verifyChecked, type CheckedVerifyOptions } from './verify'
 
 /** Options of {@link parseWechatPayNotification}. */
 export interface ParseNotificationOptions {
@@ -90,19 +83,36 @@ function parseJsonObject(bytes: Uint8Array | string, what: string): Record<strin
  * if (notification.eventType === 'TRANSACTION.SUCCESS') console.log(notification.resource.out_trade_no)
  * ```
  */
-export function parseWechatPayNotification(request: WechatPayNotificationRequest, options: ParseNotificationOptions): WechatPayNotification {
-  const keys = toVerificationKeySet(options.verificationKeys)
-  apiV3KeyBytes(options.apiV3Key, 'invalid_options')
+export function parseWechatPayNotification(request: RawNotificationRequest, options: ParseNotificationOptions): WechatPayNotification {
+  return parseChecked(request, checkNotificationOptions(options))
+}
+
+/** {@link ParseNotificationOptions} once checked: the keys parsed, the APIv3 key as its bytes. */
+export interface CheckedNotificationOptions extends CheckedVerifyOptions {
+  apiV3Key: Buffer
+}
+
+/**
+ * Checks the options of {@link parseWechatPayNotification} (`invalid_options`): the verification
+ * keys, then the APIv3 key, then the skew. The notification handler calls it once, when it is created.
+ */
+export function checkNotificationOptions(options: ParseNotificationOptions): CheckedNotificationOptions {
+  const verificationKeys = toVerificationKeySet(options.verificationKeys)
+  const apiV3Key = apiV3KeyBytes(options.apiV3Key, 'invalid_options')
+  return { verificationKeys, apiV3Key, now: options.now, maxSkewSeconds: checkMaxSkew(options.maxSkewSeconds) }
+}
+
+/** {@link parseWechatPayNotification} with options checked beforehand: nothing of them is validated again. */
+export function parseChecked(request: RawNotificationRequest, options: CheckedNotificationOptions): WechatPayNotification {
   const signed = signedMessageFromHeaders(request.headers ?? {}, request.body ?? '')
-  verifyWechatPaySignature(signed, { verificationKeys: keys, now: options.now, maxSkewSeconds: checkMaxSkew(options.maxSkewSeconds) })
+  verifyChecked(signed, options)
 
   const envelope = parseJsonObject(signed.body, 'notification body')
   const resource = envelope.resource
   if (!isRecord(resource)) throw new WechatPayError('malformed_body', 'the notification has no resource object')
   const algorithm = text(resource, 'algorithm', true)
   if (algorithm !== RESOURCE_ALGORITHM) throw new WechatPayError('unsupported_algorithm', `unsupported resource algorithm ${JSON.stringify(algorithm)}`)
-  const plaintext = decryptAesGcm({
-    apiV3Key: options.apiV3Key,
+  const plaintext = decryptWithKey(options.apiV3Key, {
     nonce: text(resource, 'nonce', true),
     associatedData: text(resource, 'associated_data', false),
     ciphertext: text(resource, 'ciphertext', true),

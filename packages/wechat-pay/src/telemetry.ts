@@ -2,13 +2,14 @@
  * The notification handler's OpenTelemetry: a `scanauth.notification` span per notification and the
  * `scanauth.notifications` counter by outcome. `@opentelemetry/api` is an optional peer dependency,
  * loaded once per process by a dynamic `import()` (a `require` inside a promise in the CommonJS
- * build); without it, or with `telemetry: false`, nothing is recorded. The same scheme as
- * `@scanauth/core`'s, kept separate so that this package needs nothing of core at run time.
+ * build); without it, or with `telemetry: false`, nothing is recorded. The load is core's own
+ * (`sharedOpenTelemetryApi` of `@scanauth/core/node`): one per process for every scanauth package.
  *
  * @module
  */
 import type * as OpenTelemetryApi from '@opentelemetry/api'
 import type { TelemetryMeter, TelemetryOptions, TelemetrySpan, TelemetryTracer } from '@scanauth/core'
+import { sharedOpenTelemetryApi } from '@scanauth/core/node'
 import { WechatPayError } from './errors'
 
 type OtelApi = Pick<typeof OpenTelemetryApi, 'trace' | 'metrics' | 'context'>
@@ -46,29 +47,12 @@ export interface HandledNotification<A> {
   error?: unknown
 }
 
-let shared: { promise: Promise<OtelApi | null>; api: OtelApi | null | undefined } | undefined
-
-/** The API, loaded once per process; `api` is undefined while the load is under way. */
+/**
+ * The API, loaded once per process by core's loader (the load core's own telemetry shares); `api` is
+ * undefined while the load is under way. Core checks the module is the API before handing it out.
+ */
 function sharedApi(): { api: OtelApi | null | undefined; ready: Promise<OtelApi | null> } {
-  if (shared === undefined) {
-    const state: { promise: Promise<OtelApi | null>; api: OtelApi | null | undefined } = { promise: Promise.resolve(null), api: undefined }
-    state.promise = import(/* webpackIgnore: true */ /* @vite-ignore */ '@opentelemetry/api').then(
-      (module: unknown) => (state.api = asApi(module)),
-      () => (state.api = null),
-    )
-    shared = state
-  }
-  return { api: shared.api, ready: shared.promise }
-}
-
-function asApi(module: unknown): OtelApi | null {
-  for (const candidate of [module, (module as { default?: unknown } | null)?.default]) {
-    const api = candidate as Partial<OtelApi> | null | undefined
-    if (typeof api?.trace?.getTracer === 'function' && typeof api.metrics?.getMeterProvider === 'function' && typeof api.context?.with === 'function') {
-      return api as OtelApi
-    }
-  }
-  return null
+  return sharedOpenTelemetryApi() as { api: OtelApi | null | undefined; ready: Promise<OtelApi | null> }
 }
 
 /** A failure's `error.type`: its `WechatPayError` code, else its class name; never its message. */

@@ -93,8 +93,28 @@ export function checkMaxSkew(maxSkewSeconds: number | undefined): number {
  * The order is deliberate: cheap checks that need no key first, then the key by serial, then RSA.
  */
 export function verifyWechatPaySignature(message: SignedMessage, options: VerifySignatureOptions): void {
-  const keys = toVerificationKeySet(options.verificationKeys)
-  const maxSkew = checkMaxSkew(options.maxSkewSeconds)
+  verifyChecked(message, checkVerifyOptions(options))
+}
+
+/** {@link VerifySignatureOptions} once checked: the keys parsed, the skew a whole number of seconds. */
+export interface CheckedVerifyOptions {
+  verificationKeys: VerificationKeySet
+  now?: (() => number) | undefined
+  maxSkewSeconds: number
+}
+
+/** Checks the options of a verification once, where they are read; throws `invalid_options`. */
+export function checkVerifyOptions(options: VerifySignatureOptions): CheckedVerifyOptions {
+  return { verificationKeys: toVerificationKeySet(options.verificationKeys), now: options.now, maxSkewSeconds: checkMaxSkew(options.maxSkewSeconds) }
+}
+
+/**
+ * {@link verifyWechatPaySignature} with options checked beforehand (by {@link checkVerifyOptions}, or
+ * by a client or handler at creation): nothing of them is validated again per message.
+ */
+export function verifyChecked(message: SignedMessage, options: CheckedVerifyOptions): void {
+  const keys = options.verificationKeys
+  const maxSkew = options.maxSkewSeconds
   if (message.signatureType !== undefined && message.signatureType !== SIGNATURE_SCHEME) {
     throw new WechatPayError('unsupported_algorithm', `unsupported Wechatpay-Signature-Type ${JSON.stringify(message.signatureType)}`)
   }

@@ -1,7 +1,7 @@
 // createWechatPayNotificationHandler with real crypto and a recording `auth`: what reaches core,
 // and the answer WeChat Pay gets for each case (2xx only once applied).
 import { describe, expect, it } from 'vitest'
-import { createWechatPayNotificationHandler, type WechatPayNotificationHandlerOptions, type WechatPayRejection } from '../src/index'
+import { createVerificationKeySet, createWechatPayNotificationHandler, type VerificationKeySet, type WechatPayNotificationHandlerOptions, type WechatPayRejection } from '../src/index'
 import { API_V3_KEY, APPID, MCHID, payPublicKey, platform, PLATFORM_SERIAL, PUB_KEY_ID, stranger } from './support/keys'
 import { NOW, paidNotification, RecordingAuth, refundNotification } from './support/notify'
 
@@ -139,5 +139,33 @@ describe('refusals', () => {
     expect(() => setup({ apiV3Key: 'short' })).toThrow(expect.objectContaining({ code: 'invalid_options' }))
     expect(() => setup({ verificationKeys: {} })).toThrow(expect.objectContaining({ code: 'invalid_options' }))
     expect(() => setup({ auth: {} as never })).toThrow(expect.objectContaining({ code: 'invalid_options' }))
+    expect(() => setup({ verificationKeys: undefined as never })).toThrow(expect.objectContaining({ code: 'invalid_options' }))
+    expect(() => setup({ verificationKeys: { [PLATFORM_SERIAL]: 'not a key' } })).toThrow(expect.objectContaining({ code: 'invalid_options' }))
+    expect(() => setup({ apiV3Key: 'é'.repeat(32) })).toThrow(expect.objectContaining({ code: 'invalid_options' }))
+    expect(() => setup({ maxSkewSeconds: -1 })).toThrow(expect.objectContaining({ code: 'invalid_options' }))
+    expect(() => setup({ maxSkewSeconds: 1.5 })).toThrow(expect.objectContaining({ code: 'invalid_options' }))
+    expect(() => setup({ telemetry: 'yes' as never })).toThrow(expect.objectContaining({ code: 'invalid_options' }))
+  })
+
+  it('check their options only when created, never again per notification', async () => {
+    // A key set that counts how often it is looked at as an option (`serials`, read by the check
+    // that tells a parsed set from a plain map) and how often it is asked for a key.
+    const parsed = createVerificationKeySet({ [PLATFORM_SERIAL]: platform.publicPem })
+    const reads = { serials: 0, get: 0 }
+    const keys: VerificationKeySet = {
+      get serials() {
+        reads.serials++
+        return parsed.serials
+      },
+      get: (serial) => {
+        reads.get++
+        return parsed.get(serial)
+      },
+    }
+    const { auth, handler } = setup({ verificationKeys: keys })
+    expect(reads).toEqual({ serials: 1, get: 0 })
+    for (let i = 0; i < 3; i++) expect((await handler(paidNotification())).status).toBe(204)
+    expect(auth.payments).toHaveLength(3)
+    expect(reads).toEqual({ serials: 1, get: 3 })
   })
 })

@@ -72,6 +72,21 @@ describe('verifyWechatPaySignature', () => {
     expect(codeOf(signed(BODY, { serial: PLATFORM_SERIAL.toLowerCase() }))).toBe('ok')
   })
 
+  it('matches public key ids exactly: another case names no key, whichever side has it', () => {
+    const asPayKey = (serial: string) => signed(BODY, { key: payPublicKey.privateKey, serial })
+    expect(codeOf(asPayKey(PUB_KEY_ID.toLowerCase()))).toBe('unknown_serial')
+    expect(codeOf(asPayKey(`pub_key_id_${PUB_KEY_ID.slice('PUB_KEY_ID_'.length)}`))).toBe('unknown_serial')
+    const lowerConfigured = createVerificationKeySet({ [PUB_KEY_ID.toLowerCase()]: payPublicKey.publicKey })
+    expect(lowerConfigured.serials).toEqual([PUB_KEY_ID.toLowerCase()])
+    expect(lowerConfigured.get(PUB_KEY_ID)).toBeUndefined()
+    expect(codeOf(asPayKey(PUB_KEY_ID), { verificationKeys: lowerConfigured })).toBe('unknown_serial')
+    expect(codeOf(asPayKey(PUB_KEY_ID.toLowerCase()), { verificationKeys: lowerConfigured })).toBe('ok')
+    // Letters after the prefix count too.
+    const lettered = createVerificationKeySet({ PUB_KEY_ID_0114abc: payPublicKey.publicKey })
+    expect(lettered.get('PUB_KEY_ID_0114abc')).toBeDefined()
+    expect(lettered.get('PUB_KEY_ID_0114ABC')).toBeUndefined()
+  })
+
   it('refuses another signature type', () => {
     expect(codeOf({ ...signed(BODY), signatureType: 'WECHATPAY2-SM2-WITH-SM3' })).toBe('unsupported_algorithm')
   })

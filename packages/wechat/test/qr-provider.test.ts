@@ -241,14 +241,18 @@ describe('failures name their cause (and become a useful 502 in core)', () => {
     expect(error.message).toMatch(/^WeChat cgi-bin\/stable_token request failed: .*ECONNREFUSED/)
   })
 
-  it('core answers create_scene with 502 and the cause, and stores nothing', async () => {
+  it("core answers create_scene with 502 in its own words, gives WeChat's cause to onError and the error, and stores nothing", async () => {
     const { emulator, provider } = await setup()
     const store = new MemoryStore()
-    const handle = createHttpHandler(createScanAuth({ store, qr: provider }))
+    const reported: unknown[] = []
+    const handle = createHttpHandler(createScanAuth({ store, qr: provider }), { onError: (e) => void reported.push(e) })
     emulator.failNext('qrcode/create', { errcode: 45009, errmsg: 'reach max api daily quota limit' })
     const res = await handle({ method: 'POST', path: '/auth/create_scene', body: JSON.stringify({ device_id: 'tv' }) })
     expect(res?.status).toBe(502)
-    expect((res?.body as { detail: string }).detail).toMatch(/^QR code creation failed: WeChat cgi-bin\/qrcode\/create failed: errcode 45009 \(reach max api daily quota limit/)
+    // WeChat's own text is not for the caller (B-wire-5): it can name the server's address.
+    expect((res?.body as { detail: string }).detail).toMatch(/^QR code creation failed: the messaging platform refused/)
+    expect(JSON.stringify(res?.body)).not.toMatch(/45009|quota/)
+    expect((reported[0] as Error).message).toMatch(/^QR code creation failed: WeChat cgi-bin\/qrcode\/create failed: errcode 45009 \(reach max api daily quota limit/)
     // A fresh provider has no token yet: the token endpoint's failure is the cause.
     const auth = createScanAuth({ store, qr: createWechatQrProvider(emulator.qrProviderOptions()) })
     emulator.failNext('stable_token', { httpStatus: 502 })

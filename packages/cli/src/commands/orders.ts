@@ -1,8 +1,9 @@
 /**
- * `scanauth orders <openid>`: the user's orders, found the two ways the store allows.
+ * `scanauth orders <openid>`: the user's orders, found two ways.
  *
- * The store keeps orders by their id and indexes only the open ones by user
- * (`store.listOpenOrders({ userId })`). A paid order is found through the ledger instead: the grant
+ * The open ones come from `store.listOpenOrders({ userId })`. A paid order is found through the
+ * ledger instead, so that the orders the user's grants were paid by are listed whoever placed them
+ * (`store.listOrders({ userId })` would list the orders the user placed, closed ones too): the grant
  * a payment makes carries the idempotency key `order:<out_trade_no>` (docs/behaviour.md, B-order-6),
  * so every `grant` entry of the user's ledger with such a key names one, which `store.loadOrder`
  * reads. A refunded order is found the same way (its grant stays in the ledger). A closed order that
@@ -10,10 +11,11 @@
  *
  * @module
  */
-import { grantKeyOf, type OrderRecord, type Store } from '@scanauth/core'
+import { grantKeyOf, type OrderRecord } from '@scanauth/core'
 import { expectPositionals, identifierArg } from '../args'
 import type { Command } from '../command'
 import { count, iso, table, time, yuan } from '../format'
+import { storeMethod, type OpenedStore } from '../opened-store'
 import { eachLedgerEntry, requireUser } from './users'
 
 /** The prefix of the idempotency key of an order's grant (`grantKeyOf`). */
@@ -84,8 +86,8 @@ export const ordersCommand: Command<{ openid: string }> = {
   usage: 'orders <openid>',
   summary: "the user's orders: open ones, and those its ledger's grants were paid by",
   help: [
-    "Lists the orders of the user with this openid, oldest first. The store indexes only open orders by",
-    'user (store.listOpenOrders); the others are found through the ledger: the grant a payment makes',
+    "Lists the orders of the user with this openid, oldest first. The open ones come from the store's",
+    'listOpenOrders; the others are found through the ledger: the grant a payment makes',
     'carries the idempotency key order:<out_trade_no>, so each grant entry with such a key names an order,',
     'which store.loadOrder reads (paid and refunded orders). A closed order that was never paid is not',
     'listed. A grant keyed order:<id> with no such order (a payment granted by your own code) is listed',
@@ -100,8 +102,9 @@ export const ordersCommand: Command<{ openid: string }> = {
   async run({ openid }, context) {
     const output = await context.withAuth(async (auth, opened): Promise<OrdersOutput> => {
       const user = await requireUser(auth, openid)
+      const loadOrder = storeMethod(opened.store, 'loadOrder', opened.label, 'read orders')
       const found = new Map<string, { order: OrderRecord; by: Set<'open' | 'ledger'> }>()
-      for (const order of await openOrdersOf(opened.store, user.id)) found.set(order.outTradeNo, { order, by: new Set(['open']) })
+      for (const order of await openOrdersOf(opened, user.id)) found.set(order.outTradeNo, { order, by: new Set(['open']) })
       const keyed: UnmatchedGrant[] = []
       await eachLedgerEntry(auth, user.id, (entry) => {
         if (entry.kind === 'grant' && entry.idempotencyKey?.startsWith(ORDER_KEY_PREFIX)) {
@@ -116,7 +119,7 @@ export const ordersCommand: Command<{ openid: string }> = {
           known.by.add('ledger')
           continue
         }
-        const order = (await opened.store.loadOrder?.(orderId)) ?? null
+        const order = await loadOrder(orderId)
         if (order === null) unmatchedGrants.push(grant)
         else found.set(orderId, { order, by: new Set(['ledger']) })
       }
@@ -130,12 +133,12 @@ export const ordersCommand: Command<{ openid: string }> = {
 }
 
 /** Every open order of the user, page by page. */
-async function openOrdersOf(store: Store, userId: number): Promise<OrderRecord[]> {
-  if (store.listOpenOrders === undefined) return []
+async function openOrdersOf(opened: OpenedStore, userId: number): Promise<OrderRecord[]> {
+  const listOpenOrders = storeMethod(opened.store, 'listOpenOrders', opened.label, 'list open orders')
   const all: OrderRecord[] = []
   let after: { createdAt: number; outTradeNo: string } | undefined
   for (;;) {
-    const page = await store.listOpenOrders(after === undefined ? { userId, limit: OPEN_ORDERS_PAGE } : { userId, after, limit: OPEN_ORDERS_PAGE })
+    const page = await listOpenOrders(after === undefined ? { userId, limit: OPEN_ORDERS_PAGE } : { userId, after, limit: OPEN_ORDERS_PAGE })
     all.push(...page)
     const last = page[page.length - 1]
     if (page.length < OPEN_ORDERS_PAGE || last === undefined) return all

@@ -7,6 +7,7 @@ import type { PurgeResult } from '@scanauth/core'
 import { expectPositionals } from '../args'
 import type { Command } from '../command'
 import { count } from '../format'
+import { storeMethod } from '../opened-store'
 
 export const purgeCommand: Command<Record<string, never>> = {
   name: 'purge',
@@ -30,8 +31,7 @@ export const purgeCommand: Command<Record<string, never>> = {
   async run(_input, context) {
     const result = await context.withAuth(async (_auth, opened): Promise<PurgeResult> => {
       // Every scanauth store has purgeExpired (optional only for stores of one's own).
-      const purge = opened.store.purgeExpired?.bind(opened.store)
-      return purge === undefined ? { scenes: 0, sessions: 0, counters: 0, orders: 0, batches: 0, more: false } : purge({ now: context.now() })
+      return storeMethod(opened.store, 'purgeExpired', opened.label, 'purge')({ now: context.now() })
     })
     const batches = count(result.batches, 'batch', 'batches')
     const orders = count(result.orders, 'closed order')

@@ -7,7 +7,7 @@ import type { LedgerEntry, UserInfo } from '@scanauth/core'
 import { expectPositionals, identifierArg } from '../args'
 import type { Command } from '../command'
 import { authorizationRow, count, field, ledgerRow, sessionRow, sessionView, table, time, type SessionView } from '../format'
-import { eachLedgerEntry, requireUser } from './users'
+import { eachLedgerEntry, liveSessionsOf, requireUser } from './users'
 
 /** How many of the latest live sessions are listed. */
 export const LATEST_SESSIONS = 5
@@ -56,7 +56,7 @@ export const userCommand: Command<{ openid: string }> = {
       const last: LedgerEntry[] = []
       let total = 0
       const [sessions] = await Promise.all([
-        opened.liveSessions(user.id, context.now(), LATEST_SESSIONS),
+        liveSessionsOf(opened, user.id, context.now(), LATEST_SESSIONS),
         eachLedgerEntry(auth, user.id, (entry) => {
           total++
           last.push(entry)

@@ -4,19 +4,8 @@
  * that talks to it over real HTTP.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import {
-  clientGoneSignal,
-  createHttpHandler,
-  createScanAuth,
-  DEFAULT_MAX_BODY_BYTES,
-  mayWait,
-  readRawBody,
-  responseText,
-  writeEventStream,
-  writeResponseHead,
-  type ScanAuth,
-  type Store,
-} from '@scanauth/core'
+import { createHttpHandler, createScanAuth, DEFAULT_MAX_BODY_BYTES, responseText, type ScanAuth, type Store } from '@scanauth/core'
+import { clientGoneSignal, mayWait, readRawBody, writeEventStream, writeResponseHead } from '@scanauth/core/node'
 import { listen, RecordingQrProvider, TEST_PLANS, TestPaymentService } from '@scanauth/testkit'
 
 /** A running server. */

@@ -5,23 +5,8 @@
 // test double of WeChat's web OAuth endpoint that answers the scanner's openid for the codes it issued.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import {
-  clientGoneSignal,
-  createHttpHandler,
-  createScanAuth,
-  MemoryStore,
-  mayWait,
-  readRawBody,
-  writeEventStream,
-  writeResponseHead,
-  type ConfirmationDecisionResult,
-  type HttpHandler,
-  type PaymentProvider,
-  type ProviderOrderRequest,
-  type ScanAuth,
-  type ScanAuthOptions,
-  type WebOAuthProvider,
-} from '@scanauth/core'
+import { createHttpHandler, createScanAuth, MemoryStore, type ConfirmationDecisionResult, type HttpHandler, type PaymentProvider, type ProviderOrderRequest, type ScanAuth, type ScanAuthOptions, type WebOAuthProvider } from '@scanauth/core'
+import { clientGoneSignal, mayWait, readRawBody, writeEventStream, writeResponseHead } from '@scanauth/core/node'
 
 /** The one plan on sale: 30 days for ¥19.90. */
 export const PLAN = { id: 'month', description: '30 days', amountFen: 1990, grant: { type: 'time' as const, days: 30 } }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ConfirmationView } from '../confirm-api'
+import type { ConfirmationView } from '../service/confirm-api'
 
 /**
  * Headers of every confirm page: never cached (it carries a one-time CSRF token), never framed (a

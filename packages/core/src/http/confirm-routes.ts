@@ -5,10 +5,11 @@
  *
  * @module
  */
-import type { ScanAuth } from '../api'
+import type { ScanAuth } from '../service/api'
 import { ScanAuthError, type ScanAuthErrorCode } from '../errors'
 import { CONFIRM_PAGE_HEADERS, decisionPage, errorPage, resultPage } from './confirm-page'
 import { queryValue } from './request'
+import { Prepared, type RouteRun } from './route'
 import type { HttpRequest, HttpResponse } from './types'
 
 /** The title of the page that explains each refusal; the detail is the error's own message. */
@@ -24,17 +25,17 @@ const TITLES: Partial<Record<ScanAuthErrorCode, string>> = {
   invalid_request: 'This request is not complete',
 }
 
-/** An HTML answer. */
-function html(status: number, text: string): HttpResponse {
-  return { status, headers: { ...CONFIRM_PAGE_HEADERS }, text }
+/** An HTML answer; a refusal names its code in `x-scanauth-error` for programs (B-wire-7). */
+function html(status: number, text: string, code?: string): HttpResponse {
+  return { status, headers: code === undefined ? { ...CONFIRM_PAGE_HEADERS } : { ...CONFIRM_PAGE_HEADERS, 'x-scanauth-error': code }, text }
 }
 
 /** The page of an error: a refusal explains itself; anything else is a 500 that reveals nothing. */
 function errorAnswer(error: unknown, onError: ((error: unknown) => void) | undefined): HttpResponse {
-  if (error instanceof ScanAuthError && error.status < 500) return html(error.status, errorPage(TITLES[error.code] ?? 'Request refused', error.message))
+  if (error instanceof ScanAuthError && error.status < 500) return html(error.status, errorPage(TITLES[error.code] ?? 'Request refused', error.message), error.code)
   // A failure of WeChat is reported; the page says it in our words (the message is ours already).
   if (!(error instanceof ScanAuthError) || error.code === 'confirm_oauth_failed') onError?.(error)
-  if (error instanceof ScanAuthError && error.code === 'confirm_oauth_failed') return html(error.status, errorPage(TITLES[error.code] as string, error.message))
+  if (error instanceof ScanAuthError && error.code === 'confirm_oauth_failed') return html(error.status, errorPage(TITLES[error.code] as string, error.message), error.code)
   return html(500, errorPage('Something went wrong', 'The server could not answer this request. Try again in a moment.'))
 }
 
@@ -75,6 +76,16 @@ export async function decideOnConfirmPage(auth: ScanAuth, request: HttpRequest, 
     return errorAnswer(error, onError)
   }
 }
+
+// The phone's browser, not a device: HTML pages and a redirect, refusals included (B-confirm-11, B-confirm-12).
+
+/** `GET confirm` as a route of the table (routes.ts). */
+export const confirmPageRoute: RouteRun = async (request, { auth, onError }) =>
+  new Prepared(await openConfirmPage(auth, request, (error) => onError?.(error, request)))
+
+/** `POST confirm` as a route of the table (routes.ts). */
+export const confirmDecisionRoute: RouteRun = async (request, { auth, maxBodyBytes, onError }) =>
+  new Prepared(await decideOnConfirmPage(auth, request, maxBodyBytes, (error) => onError?.(error, request)))
 
 // TextDecoder, as in request.ts: this module also runs under the Fetch handler on Bun and Deno.
 const UTF8 = new TextDecoder('utf-8')

@@ -6,9 +6,9 @@
  *
  * @module
  */
-import type { ScanAuth, StatusResult } from '../api'
+import type { ScanAuth, StatusResult } from '../service/api'
 import { ScanAuthError } from '../errors'
-import { MAX_WAIT_MS } from '../scene-waiters'
+import { MAX_WAIT_MS } from '../service/scene-waiters'
 import { statusBody } from './wire'
 
 /** Response headers of an event stream. */

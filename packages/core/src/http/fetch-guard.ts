@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { ScanAuth } from '../api'
+import type { ScanAuth } from '../service/api'
 import { createRouteGuard, type AuthorizationGuardOptions, type RouteGuardOptions, type VerifiedSession } from './guard'
 import type { HttpResponse } from './types'
 

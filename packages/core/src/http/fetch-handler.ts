@@ -16,7 +16,7 @@
  *
  * @module
  */
-import type { ScanAuth } from '../api'
+import type { ScanAuth } from '../service/api'
 import { readFetchBody } from './fetch-body'
 import { createHttpHandler } from './handler'
 import { DEFAULT_MAX_BODY_BYTES, responseText, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from './types'

@@ -11,7 +11,7 @@
  * @module
  */
 import { createHash } from 'node:crypto'
-import type { ScanAuth, SessionInfo } from '../api'
+import type { ScanAuth, SessionInfo } from '../service/api'
 import { ScanAuthError } from '../errors'
 import { bearerOf } from './request'
 import type { HttpResponse } from './types'
@@ -101,14 +101,20 @@ function answer(status: number, body: unknown, extra: Record<string, string> = {
   return { ok: false, response: { status, headers: { ...JSON_HEADERS, ...extra }, body } }
 }
 
-const NO_TOKEN = answer(401, errorBody('Authorization: Bearer <session token> is required'), { 'www-authenticate': 'Bearer' })
-const UNKNOWN_SESSION = answer(401, errorBody('Session is unknown or has expired'), { 'www-authenticate': 'Bearer' })
+/** A refusal's body: a stable code for programs beside the `detail` for people (docs/errors.md). */
+function refusal(error: string, detail: string): { error: string; detail: string } {
+  return { error, detail }
+}
+
+const BEARER = { 'www-authenticate': 'Bearer' }
+const NO_TOKEN = answer(401, refusal('unauthorized', 'Authorization: Bearer <session token> is required'), BEARER)
+const UNKNOWN_SESSION = answer(401, refusal('unauthorized', 'Session is unknown or has expired'), BEARER)
 
 /** The 409 of B-guard-5: the key was spent by an earlier request; the route does not run again. */
-const REPLAYED = answer(409, {
-  error: 'idempotency_replay',
-  detail: 'This Idempotency-Key was already used by an earlier request of this session; the request was not run again',
-})
+const REPLAYED = answer(
+  409,
+  refusal('idempotency_replay', 'This Idempotency-Key was already used by an earlier request of this session; the request was not run again'),
+)
 
 const PURCHASE_DETAIL = {
   need_purchase: 'A purchase is needed: no current authorization',
@@ -141,7 +147,7 @@ export function createRouteGuard(auth: ScanAuth, options: AuthorizationGuardOpti
   const plansUrl = `${base}/plans`
   // The 402 of B-guard-3: the request would succeed once the user buys; the plans say what to buy.
   const purchase = (status: 'need_purchase' | 'insufficient_points') =>
-    answer(402, { status, plans_url: plansUrl, detail: PURCHASE_DETAIL[status] })
+    answer(402, { status, plans_url: plansUrl, error: status, detail: PURCHASE_DETAIL[status] })
 
   return async function guard(header, request) {
     const token = bearerOf(header('authorization'))
@@ -157,7 +163,7 @@ export function createRouteGuard(auth: ScanAuth, options: AuthorizationGuardOpti
       // answers what it answered the first time (B-idem-3), even if that spent the last point.
       const requestId = keyHeaderName === false ? undefined : header(keyHeaderName)
       if (requestId !== undefined && (requestId === '' || requestId.length > MAX_REQUEST_ID_LENGTH)) {
-        return answer(400, errorBody(`${keyHeaderName as string} must be 1 to ${MAX_REQUEST_ID_LENGTH} characters`))
+        return answer(400, refusal('invalid_request', `${keyHeaderName as string} must be 1 to ${MAX_REQUEST_ID_LENGTH} characters`))
       }
       if (requestId === undefined) {
         const spent = await auth.consume({ sessionToken: token, points })
@@ -177,8 +183,7 @@ export function createRouteGuard(auth: ScanAuth, options: AuthorizationGuardOpti
       // other points or on another route, 503 conflict); anything else is a failure nobody outside may
       // see (B-guard-6).
       if (error instanceof ScanAuthError) {
-        if (error.code === 'unauthorized') return answer(401, errorBody(error.message), { 'www-authenticate': 'Bearer' })
-        return answer(error.status, { error: error.code, detail: error.message })
+        return answer(error.status, refusal(error.code, error.message), error.code === 'unauthorized' ? BEARER : {})
       }
       return { ok: false, response: { status: 500, headers: { ...JSON_HEADERS }, body: errorBody('Internal error') }, error }
     }

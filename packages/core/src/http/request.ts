@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod'
 import { ScanAuthError } from '../errors'
-import { parseInput } from '../validation'
+import { parseInput } from '../service/validation'
 import type { HttpRequest } from './types'
 
 /** The first value of a query parameter, from the request's query object and/or its path. */
@@ -49,6 +49,21 @@ export function headerValue(request: HttpRequest, name: string): string | undefi
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */
 export function bearerToken(request: HttpRequest): string | undefined {
   return bearerOf(headerValue(request, 'authorization'))
+}
+
+/** The token of an `Authorization: Bearer <token>` header; `unauthorized` (401) without one. */
+export function requireBearer(request: HttpRequest): string {
+  const token = bearerToken(request)
+  if (token === undefined) throw new ScanAuthError('unauthorized', 'Authorization: Bearer <session token> is required')
+  return token
+}
+
+/**
+ * The poll secret a device presents (B-secret-2): the `X-Scanauth-Poll-Secret` header only. A query
+ * parameter would land in access logs beside `scene=`, the very leak the secret closes (B-secret-3).
+ */
+export function pollSecretOf(request: HttpRequest): string | undefined {
+  return headerValue(request, 'x-scanauth-poll-secret')
 }
 
 /** The token of an `Authorization` header's value `Bearer <token>` (scheme in any case), or undefined. */

@@ -1,8 +1,9 @@
 /**
  * The wire shapes of the HTTP routes as zod schemas, in one place: the request bodies and query
- * parameters the routes parse with (handler.ts), the answers wire.ts builds (its functions return
- * their types), and the events of the event stream. The OpenAPI document (openapi.ts) is generated
- * from these same schemas, so it cannot drift from what the routes accept and answer.
+ * parameters the routes parse with (the route table, routes.ts, names them), the answers wire.ts
+ * builds (its functions return their types), and the events of the event stream. The OpenAPI
+ * document (openapi.ts) is generated from these same schemas, so it cannot drift from what the
+ * routes accept and answer.
  *
  * Every refusal keeps the `detail` it had when the routes checked by hand: the messages are the
  * schemas' own (`parseInput` answers the first issue's message). Fields the service validates again
@@ -14,8 +15,8 @@
  * @module
  */
 import { z } from 'zod'
-import { SCENE_STR_PATTERN } from '../random'
-import { confirmationDecisionInput, confirmationOpenInput, consumeInput, createSceneInput } from '../validation'
+import { SCENE_STR_PATTERN } from '../service/random'
+import { confirmationDecisionInput, confirmationOpenInput, consumeInput, createSceneInput } from '../service/validation'
 
 /** What the document shows of a schema: its component id (a `$ref` target), its description, a JSON Schema format. */
 export interface WireMeta {
@@ -292,11 +293,23 @@ export const orderAnswer = wire(
   { id: 'Order', description: 'Where the buyer\'s order stands (B-order-11).' },
 )
 
-/** Every error: `{detail}`. */
+/** The errors of the specification's own routes: `{detail}`. */
 export const errorAnswer = wire(z.strictObject({ detail: z.string() }), {
   id: 'Error',
-  description: 'Every error answer (B-wire-2). The status tells the kind; `detail` is for people and may change.',
+  description: 'An error of `create_scene` and `status`, as the specification writes it (B-wire-2). The status tells the kind; `detail` is for people and may change.',
 })
+
+/** The errors of every other route: `{error, detail}`. */
+export const codedErrorAnswer = wire(
+  z.strictObject({
+    error: wire(z.string(), { description: 'A stable code for programs (docs/errors.md), e.g. `scene_not_scanned`.' }),
+    detail: z.string(),
+  }),
+  {
+    id: 'CodedError',
+    description: 'An error of the routes the specification does not define (B-wire-7): the code to branch on, and `detail` for people (it may change).',
+  },
+)
 
 /** The answer types, for wire.ts. */
 export type CreateSceneAnswer = z.output<typeof createSceneAnswer>
@@ -309,3 +322,4 @@ export type PlanAnswer = z.output<typeof planAnswer>
 export type PurchaseAnswer = z.output<typeof purchaseAnswer>
 export type OrderAnswer = z.output<typeof orderAnswer>
 export type ErrorAnswer = z.output<typeof errorAnswer>
+export type CodedErrorAnswer = z.output<typeof codedErrorAnswer>

@@ -3,14 +3,15 @@
  * Each function returns the type of its answer's schema in wire-schemas.ts (the schemas the OpenAPI
  * document is generated from), so a body that leaves its schema does not compile.
  */
-import type { ConsumeResult, CreateSceneResult, SessionInfo, StatusResult } from '../api'
-import type { OrderView, PlanView, PurchaseResult } from '../orders-api'
-import type { AuthorizationSummary } from '../views'
+import type { ConsumeResult, CreateSceneResult, SessionInfo, StatusResult } from '../service/api'
+import type { OrderView, PlanView, PurchaseResult } from '../orders/api'
+import type { AuthorizationSummary } from '../service/views'
 import { ScanAuthError, type ScanAuthErrorCode } from '../errors'
 import type {
   AuthorizationSummaryAnswer,
   ConsumeAnswer,
   CreateSceneAnswer,
+  CodedErrorAnswer,
   ErrorAnswer,
   NeedPurchaseAnswer,
   OrderAnswer,
@@ -80,14 +81,20 @@ export function errorBody(detail: string): ErrorAnswer {
   return { detail }
 }
 
+/** The error of a route the specification does not define (B-wire-7): its code beside the detail. */
+export function codedErrorBody(error: string, detail: string): CodedErrorAnswer {
+  return { error, detail }
+}
+
 /**
- * What the answer to a failure of a service we call says, in our words. The service's own text
+ * What the answer to a failure of a service we call says, in our words (for the QR code, the
+ * specification's "QR code creation failed" followed by the reason, B-create-4). The service's own text
  * (WeChat's `errmsg`, a transport error) may name the server's outbound address or internal hosts
  * (40164 "invalid ip … not in whitelist"), so it goes only to `onError` and the log, with the
  * error, never to the caller (docs/security.md, "Upstream errors").
  */
 const UPSTREAM_DETAIL: Partial<Record<ScanAuthErrorCode, string>> = {
-  qr_creation_failed: 'The QR code could not be created: the messaging platform refused the request or could not be reached. Try again in a moment.',
+  qr_creation_failed: 'QR code creation failed: the messaging platform refused the request or could not be reached. Try again in a moment.',
   payment_provider_failed: 'The payment service refused the request or could not be reached. Try again in a moment.',
 }
 

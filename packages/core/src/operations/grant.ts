@@ -4,12 +4,12 @@
  * the user has nothing active, and otherwise waits its FIFO turn. With an
  * idempotency key, the key is recorded in the same commit.
  */
-import type { UserAggregate } from '../records'
+import type { UserAggregate } from '../store/records'
 import { newPointsAuthorization, newTimeAuthorization, runActivationStep, type AuthorizationDraft } from '../rules/authorizations'
 import { SECOND } from '../rules/time'
 import { addAuthorization, draftUser, newUser, withAuthorizations } from '../rules/user'
 import { ScanAuthError } from '../errors'
-import { toAuthorization, type Authorization } from '../views'
+import { toAuthorization, type Authorization } from '../service/views'
 import { changeSet, userParts, type Plan } from './plan'
 
 /** A validated grant: what to create and for whom. */

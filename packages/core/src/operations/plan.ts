@@ -5,7 +5,7 @@
  */
 import { ledgerEntries, type LedgerContext } from '../rules/ledger'
 import { toUserWrite, type UserDraft } from '../rules/user'
-import type { AssignedIds, ChangeSet } from '../store'
+import type { AssignedIds, ChangeSet } from '../store/contract'
 
 export interface Plan<R> {
   /** What to commit; null when the operation only reads. */

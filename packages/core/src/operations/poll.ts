@@ -2,13 +2,13 @@
  * GET status (docs/behaviour.md, the poll's decision order B-poll-1…5). Steps 2–3 need only the scene; step 4
  * needs the scene's user and the scene's latest session.
  */
-import type { StatusResult } from '../api'
-import type { SceneRecord, SessionRecord, UserAggregate } from '../records'
+import type { StatusResult } from '../service/api'
+import type { SceneRecord, SessionRecord, UserAggregate } from '../store/records'
 import { findCurrent, runActivationStep } from '../rules/authorizations'
 import { decidePoll, type ConfirmMode } from '../rules/scene'
 import { hasPassed } from '../rules/time'
 import { draftUser, withAuthorizations } from '../rules/user'
-import { toSummary } from '../views'
+import { toSummary } from '../service/views'
 import { answer, changeSet, userParts, type Plan } from './plan'
 
 /** What a poll does with the scene it read: answer from the scene (steps 2–3), or go on to step 4. */

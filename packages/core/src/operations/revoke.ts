@@ -3,11 +3,11 @@
  * `revoked`, and the activation step runs in the same commit so that the next queued one takes
  * the place of a revoked active one. Revoking a revoked one answers it unchanged.
  */
-import type { AuthorizationRecord, UserAggregate } from '../records'
+import type { AuthorizationRecord, UserAggregate } from '../store/records'
 import { isRevocable, revoke, runActivationStep } from '../rules/authorizations'
 import { draftUser, withAuthorizations } from '../rules/user'
 import { ScanAuthError } from '../errors'
-import { recordView, toAuthorization, type Authorization } from '../views'
+import { recordView, toAuthorization, type Authorization } from '../service/views'
 import { answer, changeSet, userParts, type Plan } from './plan'
 
 export function planRevoke(input: {

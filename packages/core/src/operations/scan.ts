@@ -2,12 +2,12 @@
  * The inbound scan event (docs/behaviour.md, B-scan-1…10), planned as one change set: the
  * scene, the user with its authorizations, and the new session commit together or not at all.
  */
-import type { ScanResult } from '../api'
-import type { SceneRecord, UserAggregate } from '../records'
+import type { ScanResult } from '../service/api'
+import type { SceneRecord, UserAggregate } from '../store/records'
 import { findCurrent, runActivationStep } from '../rules/authorizations'
 import { authorizeScene, decideScan } from '../rules/scene'
 import { claimFreeTrial, draftUser, newUser, touch, withAuthorizations } from '../rules/user'
-import { NEW_USER } from '../store'
+import { NEW_USER } from '../store/contract'
 import { answer, changeSet, userParts, type Plan } from './plan'
 import type { Lifetimes } from './settings'
 

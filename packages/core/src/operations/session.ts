@@ -3,13 +3,13 @@
  * never below zero) and verifying. Both run the activation step first, as B-consume-2 and B-current-2
  * ask of a consumption and of any read of the active authorization.
  */
-import type { ConsumeResult, SessionInfo } from '../api'
-import type { SessionRecord, UserAggregate } from '../records'
+import type { ConsumeResult, SessionInfo } from '../service/api'
+import type { SessionRecord, UserAggregate } from '../store/records'
 import { findCurrent, runActivationStep, spend, type AuthorizationDraft } from '../rules/authorizations'
 import { hasPassed } from '../rules/time'
 import { draftUser, withAuthorizations, type UserDraft } from '../rules/user'
 import { ScanAuthError } from '../errors'
-import { iso, toAuthorization } from '../views'
+import { iso, toAuthorization } from '../service/views'
 import type { IdempotentCall } from './grant'
 import { answer, changeSet, userParts, type Plan } from './plan'
 

@@ -2,9 +2,9 @@
  * `getUser`: a user as the rules see it at `now`, computed from what is stored and written back
  * nowhere (docs/behaviour.md, B-user-1, B-user-2).
  */
-import type { UserAggregate } from '../records'
+import type { UserAggregate } from '../store/records'
 import { isValid, latestActive } from '../rules/authorizations'
-import { userView, type UserInfo } from '../views'
+import { userView, type UserInfo } from '../service/views'
 
 /**
  * The current authorization is the `active` one with the highest id when it is still valid at

@@ -5,16 +5,16 @@
  *
  * @module
  */
-import type { PaymentOutcome, RefundOutcome } from '../orders-api'
-import type { ProviderRefund, ProviderTransaction } from '../payments'
+import type { PaymentOutcome, RefundOutcome } from './api'
+import type { ProviderRefund, ProviderTransaction } from './provider'
 import { ScanAuthError } from '../errors'
 import { planGrant } from '../operations/grant'
 import { answer, type Plan } from '../operations/plan'
-import type { OrderRecord } from '../records'
+import type { OrderRecord } from '../store/records'
 import { fingerprintOf, isRepeat } from '../rules/idempotency'
 import { grantKeyOf, grantOf, hasRefund, isPaidState, markPaid, paymentRejection, refundRejection, withRefund } from '../rules/orders'
-import type { ChangeSet } from '../store'
-import { parseInput } from '../validation'
+import type { ChangeSet } from '../store/contract'
+import { parseInput } from '../service/validation'
 import { updateOrder, type OrderContext } from './context'
 import { providerRefund, providerTransaction } from './validation'
 
@@ -116,8 +116,16 @@ export function applyMethods(ctx: OrderContext) {
       const paid = await payments.provider.queryOrder(orderId)
       if (paid !== null && isPaidState(paid.tradeState)) await applyPayment(paid)
     }
-    order = (await updateOrder(store, orderId, (current) => (hasRefund(current, report.outRefundNo) ? null : withRefund(current, report, now()).order))) as OrderRecord
+    // Whether this call wrote the refund: a delivery racing another one of the same refund finds it
+    // recorded on its retry, and answers already_applied like any repeat (B-order-9).
+    let recorded = false
+    const change = (current: OrderRecord): OrderRecord | null => {
+      recorded = !hasRefund(current, report.outRefundNo)
+      return recorded ? withRefund(current, report, now()).order : null
+    }
+    order = (await updateOrder(store, orderId, change)) as OrderRecord
     const revoked = await takeBack(order)
+    if (!recorded) return { result: 'already_applied', orderId }
     return { result: order.status === 'refunded' ? 'refunded' : 'partially_refunded', orderId, revokedAuthorizationId: revoked }
   }
 

@@ -7,10 +7,10 @@
  */
 import { ScanAuthError } from '../errors'
 import { isLiveSession } from '../operations/session'
-import { SCENE_STR_PATTERN } from '../random'
+import { SCENE_STR_PATTERN } from '../service/random'
 import { matchesDigest } from '../rules/confirm'
 import { isWithinScenePurchaseWindow, needsPurchase } from '../rules/orders'
-import type { Store } from '../store'
+import type { Store } from '../store/contract'
 
 /** The buyer of a purchase, and the scene it goes through (null: a purchase with a session). */
 export interface Buyer {

@@ -4,14 +4,14 @@
  *
  * @module
  */
-import type { ScanAuth } from '../api'
-import type { CommitLoop } from '../commit-loop'
+import type { ScanAuth } from '../service/api'
+import type { CommitLoop } from '../service/commit-loop'
 import { ScanAuthError } from '../errors'
-import type { ScanAuthHooks } from '../options'
-import type { ResolvedPayments } from '../payment-options'
-import type { PurchaseLimiter } from '../rate-limiter'
-import type { OrderRecord } from '../records'
-import type { Store } from '../store'
+import type { ScanAuthHooks } from '../service/options'
+import type { ResolvedPayments } from './options'
+import type { PurchaseLimiter } from '../service/rate-limiter'
+import type { OrderRecord } from '../store/records'
+import type { Store } from '../store/contract'
 
 /** A store with the order methods present (checked once when the service is created). */
 export type OrderStore = Store & Required<Pick<Store, 'loadOrder' | 'saveOrder' | 'listOpenOrders'>>

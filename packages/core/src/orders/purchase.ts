@@ -7,15 +7,15 @@
  *
  * @module
  */
-import type { PurchaseInput, PurchaseResult } from '../orders-api'
-import type { Plan, ProviderCloseResult, ProviderTransaction } from '../payments'
+import type { PurchaseInput, PurchaseResult } from './api'
+import type { Plan, ProviderCloseResult, ProviderTransaction } from './provider'
 import { ScanAuthError } from '../errors'
-import { newOrderId } from '../random'
-import type { OrderRecord } from '../records'
+import { newOrderId } from '../service/random'
+import type { OrderRecord } from '../store/records'
 import { isClosedState, isPaidState, markClosed, mayReplace, mayReuse, openOrder } from '../rules/orders'
 import { SECOND } from '../rules/time'
-import { parseInput } from '../validation'
-import { iso } from '../views'
+import { parseInput } from '../service/validation'
+import { iso } from '../service/views'
 import { findBuyer, type Buyer } from './buyer'
 import { updateOrder, type OrderContext } from './context'
 import { isPlanId, purchaseInput } from './validation'

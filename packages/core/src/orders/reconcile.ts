@@ -6,12 +6,12 @@
  *
  * @module
  */
-import type { ReconcileOptions, ReconcileResult } from '../orders-api'
-import type { ProviderTransaction } from '../payments'
-import type { OrderRecord } from '../records'
+import type { ReconcileOptions, ReconcileResult } from './api'
+import type { ProviderTransaction } from './provider'
+import type { OrderRecord } from '../store/records'
 import { isClosedState, isPaidState, isPastDeadline, markClosed } from '../rules/orders'
 import { SECOND } from '../rules/time'
-import { parseInput } from '../validation'
+import { parseInput } from '../service/validation'
 import { updateOrder, type OrderContext } from './context'
 import { reconcileOptions } from './validation'
 

@@ -5,8 +5,8 @@
  * @module
  */
 import { z } from 'zod'
-import { PLAN_ID_PATTERN } from '../payment-options'
-import { identifier, wellFormedString } from '../validation'
+import { PLAN_ID_PATTERN } from './options'
+import { identifier, wellFormedString } from '../service/validation'
 
 const planId = z.string({ error: 'plan must be a string' }).min(1, { error: 'plan is required' }).max(64, { error: 'plan must be at most 64 characters' })
 // The address is checked as scene creation's is (B-rate-5); the poll secret is only compared with the scene's digest.

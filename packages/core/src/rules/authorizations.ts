@@ -5,7 +5,7 @@
  * They work on drafts: an authorization that may not have an id yet (created in this operation) and
  * that remembers whether it changed, so the caller can turn the result into a change set.
  */
-import type { AuthorizationRecord, AuthorizationType } from '../records'
+import type { AuthorizationRecord, AuthorizationType } from '../store/records'
 import { hasPassed } from './time'
 
 /** An authorization being planned: `id` is null until the store assigns one at commit. */

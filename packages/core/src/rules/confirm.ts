@@ -6,8 +6,8 @@
  * @module
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { SceneRecord } from '../records'
-import type { SceneDraft } from '../store'
+import type { SceneRecord } from '../store/records'
+import type { SceneDraft } from '../store/contract'
 import { expireScene } from './scene'
 import { hasPassed } from './time'
 

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { ScanAuthError } from '../errors'
-import type { IdempotencyRecord } from '../records'
+import type { IdempotencyRecord } from '../store/records'
 
 /**
  * A digest of an operation and its parameters. Secrets among them (a session token) never reach

@@ -4,8 +4,8 @@
  * from that difference, rather than having each operation write its own, means no rule can change
  * an authorization without the ledger saying so.
  */
-import type { LedgerKind } from '../records'
-import { NEW_USER, type AuthorizationRef, type NewLedgerEntry } from '../store'
+import type { LedgerKind } from '../store/records'
+import { NEW_USER, type AuthorizationRef, type NewLedgerEntry } from '../store/contract'
 import type { AuthorizationDraft } from './authorizations'
 import type { UserDraft } from './user'
 

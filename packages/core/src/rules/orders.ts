@@ -3,9 +3,9 @@
  * scene and user a purchase goes through, what the payment service reported, and `now`. No I/O, no
  * clock: the service in `orders/` loads, asks these, then writes and talks to the provider.
  */
-import type { PaymentRejection } from '../orders-api'
-import type { PaymentMerchant, Plan, ProviderRefund, ProviderTransaction } from '../payments'
-import type { OrderRecord, SceneRecord, UserAggregate } from '../records'
+import type { PaymentRejection } from '../orders/api'
+import type { PaymentMerchant, Plan, ProviderRefund, ProviderTransaction } from '../orders/provider'
+import type { OrderRecord, SceneRecord, UserAggregate } from '../store/records'
 import { draftOf, findCurrent, runActivationStep } from './authorizations'
 import { hasPassed, DAY, SECOND } from './time'
 

@@ -18,7 +18,7 @@
  *
  * @module
  */
-import type { OrderRecord, SceneRecord, SessionRecord } from '../records'
+import type { OrderRecord, SceneRecord, SessionRecord } from '../store/records'
 import { hasPassed } from './time'
 
 /**

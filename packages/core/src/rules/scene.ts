@@ -2,8 +2,8 @@
  * The scene state machine (docs/behaviour.md, B-scene-1…8), as pure functions: they take the
  * loaded scene and `now` and return a decision plus the scene to write, if any. No I/O, no clock.
  */
-import type { SceneRecord } from '../records'
-import type { SceneDraft, UserRef } from '../store'
+import type { SceneRecord } from '../store/records'
+import type { SceneDraft, UserRef } from '../store/contract'
 import { hasPassed } from './time'
 
 /** What a status poll does with the scene it loaded (decision order, steps 2–4). */

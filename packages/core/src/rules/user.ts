@@ -2,8 +2,8 @@
  * One user and its live authorizations, being planned: the unit of serialization. Pure functions
  * that change a user draft, and the conversion of a draft into the user part of a change set.
  */
-import type { UserAggregate, UserRecord } from '../records'
-import type { NewAuthorization, UserWrite } from '../store'
+import type { UserAggregate, UserRecord } from '../store/records'
+import type { NewAuthorization, UserWrite } from '../store/contract'
 import { draftOf, freeAuthorization, retireInvalid, type AuthorizationDraft } from './authorizations'
 
 /** A user being planned. `id` and `loadedVersion` are null for a user this operation creates. */

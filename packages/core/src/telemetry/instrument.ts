@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { ConsumeResult, ScanAuth, ScanResult, StatusResult } from '../api'
-import type { ConfirmationDecisionResult } from '../confirm-api'
-import type { Authorization } from '../views'
+import type { ConsumeResult, ScanAuth, ScanResult, StatusResult } from '../service/api'
+import type { ConfirmationDecisionResult } from '../service/confirm-api'
+import type { Authorization } from '../service/views'
 import { ATTR, SPAN } from './names'
 import type { Describe, Telemetry } from './telemetry'
 

@@ -65,3 +65,20 @@ export function sharedApi(): { api: OtelApi | null | undefined; ready: Promise<O
   }
   return { api: shared.result, ready: shared.promise }
 }
+
+/**
+ * The loader core itself uses (`sharedApi`), for the other scanauth packages (`@scanauth/wechat-pay`): the same one load per
+ * process, typed without `@opentelemetry/api`, so that the door it is exported from does not make
+ * the optional package's types a requirement. The caller narrows it to the API's type it imports.
+ */
+export function sharedOpenTelemetryApi(): SharedOpenTelemetryApi {
+  return sharedApi()
+}
+
+/** What {@link sharedOpenTelemetryApi} answers. */
+export interface SharedOpenTelemetryApi {
+  /** The module once the load has settled (null without the package); undefined while it runs. */
+  api: object | null | undefined
+  /** Settles with the module, or null; never rejects. */
+  ready: Promise<object | null>
+}

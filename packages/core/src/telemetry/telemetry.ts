@@ -12,8 +12,8 @@
  */
 import type { Span } from '@opentelemetry/api'
 import { ScanAuthError } from '../errors'
-import { refusedLimitOf } from '../rate-limiter'
-import type { UserAggregate } from '../records'
+import { refusedLimitOf } from '../service/rate-limiter'
+import type { UserAggregate } from '../store/records'
 import { sharedApi, type OtelApi } from './load'
 import { ATTR, METRIC, SCOPE, SPAN, STATUS_ERROR } from './names'
 import type { TelemetryAttributes, TelemetryMeter, TelemetryOptions, TelemetrySpan, TelemetryTracer } from './types'

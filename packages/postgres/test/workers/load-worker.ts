@@ -8,7 +8,8 @@
  * terminates a backend under it, the worker must survive and keep working on fresh connections.
  */
 import pg from 'pg'
-import { createScanAuth, ScanAuthError, type ChangeSet, type CommitResult } from '@scanauth/core'
+import { createScanAuth, ScanAuthError } from '@scanauth/core'
+import { type ChangeSet, type CommitResult } from '@scanauth/core/store'
 import { PostgresStore } from '@scanauth/postgres'
 import { emptyReport, SERVICE_SETTINGS, type Command, type KeyedGrant, type Reply, type Report, type WorkerEnvironment } from './protocol'
 

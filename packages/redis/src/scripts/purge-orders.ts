@@ -24,6 +24,9 @@
  * (an offset, so the read goes on behind it); a member whose order is no longer closed (none is
  * ever left so by the save-order script) is taken out of the index and nothing else is touched.
  *
+ * A deleted order leaves the indexes of every order (`<p>oa`, `<p>oas:closed`, `<p>oau:<userId>`)
+ * with its hash, so `listOrders` never names a purged order.
+ *
  * Deleting frees memory, but the `#!lua` line keeps the rule of every script here: under the
  * memory limit the server refuses the whole script up front.
  *
@@ -42,7 +45,7 @@ while deleted < limit do
   local members = redis.call('ZRANGE', KEYS[2], '-inf', cutoff, 'BYSCORE', 'LIMIT', passed, want)
   for _, outTradeNo in ipairs(members) do
     local key = prefix .. 'od:' .. outTradeNo
-    local order = redis.call('HMGET', key, 'status', 'paidAt', 'refundedFen')
+    local order = redis.call('HMGET', key, 'status', 'paidAt', 'refundedFen', 'userId', 'createdAt')
     if order[1] ~= 'closed' then
       redis.call('ZREM', KEYS[2], outTradeNo)
     elseif order[2] or order[3] ~= '0' then
@@ -50,6 +53,12 @@ while deleted < limit do
     else
       redis.call('DEL', key)
       redis.call('ZREM', KEYS[2], outTradeNo)
+      -- Out of the indexes of every order too (keys.ts: the same member as save-order.ts files).
+      local created = order[5] or ''
+      local filed = string.rep('0', 16 - #created) .. created .. ':' .. outTradeNo
+      redis.call('ZREM', prefix .. 'oa', filed)
+      redis.call('ZREM', prefix .. 'oas:closed', filed)
+      redis.call('ZREM', prefix .. 'oau:' .. (order[4] or ''), filed)
       deleted = deleted + 1
     end
   end

@@ -29,6 +29,10 @@
  * new order is filed by its own fields. So the indexes follow any update, even one that moved an
  * open order to another user or time, and an order that leaves `open` leaves them.
  *
+ * The indexes of every order (`<p>oa`, `<p>oas:<status>`, `<p>oau:<userId>`, members as above) hold
+ * each order whatever its status, for the operator's `listOrders`: the stored order is taken out of
+ * those its stored status, userId and createdAt name, and the new order filed by its own.
+ *
  * The closed-order index (`<p>oc`) holds every `closed` order, score its `expiresAt` (the decimal
  * string the client wrote, which Redis reads as the same double), member its outTradeNo: the
  * purge script (`purge-orders.ts`) reads it up to the purge's cutoff. An order leaves it when it
@@ -77,6 +81,12 @@ local function member(createdAt)
 end
 
 -- 2. Out of the indexes the stored order is in (ZREM of a missing member changes nothing).
+if stored[2] then
+  local old = member(stored[5])
+  redis.call('ZREM', prefix .. 'oa', old)
+  redis.call('ZREM', prefix .. 'oas:' .. stored[2], old)
+  redis.call('ZREM', prefix .. 'oau:' .. stored[3], old)
+end
 if stored[2] == 'open' then
   local old = member(stored[5])
   for _, index in ipairs(indexes(stored[3], stored[4])) do redis.call('ZREM', index, old) end
@@ -90,7 +100,12 @@ for i = FIELDS, #ARGV, 2 do order[ARGV[i]] = ARGV[i + 1] end
 redis.call('DEL', key)
 redis.call('HSET', key, unpack(ARGV, FIELDS))
 
--- 4. Into the indexes of the new order while it is open, or the closed-order index while closed.
+-- 4. Into the indexes of every order; into those of the open orders while it is open, or the
+--    closed-order index while closed.
+local filed = member(order.createdAt)
+redis.call('ZADD', prefix .. 'oa', 0, filed)
+redis.call('ZADD', prefix .. 'oas:' .. order.status, 0, filed)
+redis.call('ZADD', prefix .. 'oau:' .. order.userId, 0, filed)
 if order.status == 'open' then
   local new = member(order.createdAt)
   for _, index in ipairs(indexes(order.userId, order.sceneStr)) do redis.call('ZADD', index, 0, new) end

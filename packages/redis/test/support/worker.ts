@@ -7,18 +7,8 @@
  * `multiprocess.test.ts` and the change-notification tests.
  */
 import { Cluster, Redis } from 'ioredis'
-import {
-  createScanAuth,
-  type ChangeSet,
-  type CommitResult,
-  type LedgerEntryRecord,
-  type LedgerQuery,
-  type LoadQuery,
-  type LoadResult,
-  type SceneChangeListener,
-  type SessionSelector,
-  type Store,
-} from '@scanauth/core'
+import { createScanAuth, type LedgerEntryRecord, type Store } from '@scanauth/core'
+import { type ChangeSet, type CommitResult, type LedgerQuery, type LoadQuery, type LoadResult, type SceneChangeListener, type SessionSelector } from '@scanauth/core/store'
 import type { WorkerReply } from '@scanauth/testkit'
 import { RedisStore } from '../../src/index'
 

@@ -11,7 +11,7 @@ import { createScanAuth, MemoryStore, type ScanAuth } from '@scanauth/core'
 import { RecordingQrProvider } from '../qr'
 import { TEST_AUTHORIZE_BASE, TestWebOAuth } from '../web-oauth'
 import { fetchJson, postJson } from './fetch-json'
-import type { HttpRoutesHost } from './routes-suite'
+import type { HttpRoutesHost } from './host'
 import { openEventStream } from './sse'
 
 /** A service in `confirm: 'link'` mode; its page's public address is the host's own. */
@@ -128,20 +128,23 @@ export function describeConfirmRoutes(framework: string, host: HttpRoutesHost): 
       const auth = confirmingAuth(oauth)
       const url = await host(auth, {})
       const { scene, ticket } = await scannedScene(url, auth)
-      const expectPage = async (response: Response, status: number) => {
+      const expectPage = async (response: Response, status: number, code?: string) => {
         expect(response.status).toBe(status)
         expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8')
+        // The page is for people; its code is for programs (B-wire-7).
+        if (code !== undefined) expect(response.headers.get('x-scanauth-error')).toBe(code)
+        expect(response.headers.get('x-scanauth-error')).toMatch(/^[a-z_]+$/)
         expect(await response.text()).toContain('Nothing was changed.')
       }
-      await expectPage(await fetch(`${url}/auth/confirm`), 400)
-      await expectPage(await fetch(`${url}/auth/confirm?ticket=${'A'.repeat(43)}`), 404)
+      await expectPage(await fetch(`${url}/auth/confirm`), 400, 'invalid_request')
+      await expectPage(await fetch(`${url}/auth/confirm?ticket=${'A'.repeat(43)}`), 404, 'confirm_ticket_invalid')
       await expectPage(await fetch(`${url}/auth/confirm?ticket=${ticket}&code=abc&state=wrong`), 400)
       const location = new URL((await fetch(`${url}/auth/confirm?ticket=${ticket}`, { redirect: 'manual' })).headers.get('location') as string)
       const state = location.searchParams.get('state') as string
       await expectPage(await fetch(`${url}/auth/confirm?ticket=${ticket}&code=not-issued&state=${state}`), 400)
       // A forwarded link: the person who opened it is not the one who scanned.
-      await expectPage(await openAsPhone(url, oauth, ticket, 'mallory'), 403)
-      await expectPage(await postForm(url, { ticket, decision: 'confirm' }), 403)
+      await expectPage(await openAsPhone(url, oauth, ticket, 'mallory'), 403, 'confirm_wrong_user')
+      await expectPage(await postForm(url, { ticket, decision: 'confirm' }), 403, 'confirm_csrf_invalid')
       await expectPage(await postForm(url, { ticket, csrf: 'x', decision: 'confirm' }), 403)
       const forms = formsOf(await (await openAsPhone(url, oauth, ticket, 'alice')).text())
       await expectPage(await postForm(url, { ticket, csrf: forms.csrf }), 400)

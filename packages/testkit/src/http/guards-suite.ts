@@ -68,20 +68,20 @@ function post(url: string, headers: Record<string, string> = {}): Promise<JsonAn
   return fetchJson(url, { method: 'POST', headers })
 }
 
-/** The 401 of B-guard-1: `{detail}`, `WWW-Authenticate: Bearer`, JSON never cached, the route not run. */
+/** The 401 of B-guard-1: `{error: 'unauthorized', detail}`, `WWW-Authenticate: Bearer`, JSON never cached, the route not run. */
 function expectUnauthorized(answer: JsonAnswer): void {
   expect(answer.status).toBe(401)
   expect(answer.headers.get('www-authenticate')).toBe('Bearer')
   expect(answer.headers.get('content-type')).toMatch(/^application\/json/)
   expect(answer.headers.get('cache-control')).toBe('no-store')
-  expect(answer.body).toEqual({ detail: expect.any(String) })
+  expect(answer.body).toEqual({ error: 'unauthorized', detail: expect.any(String) })
 }
 
 /** The 402 of B-guard-3/4. */
 function expectPurchase(answer: JsonAnswer, status: 'need_purchase' | 'insufficient_points', plansUrl = '/auth/plans'): void {
   expect(answer.status).toBe(402)
   expect(answer.headers.get('content-type')).toMatch(/^application\/json/)
-  expect(answer.body).toEqual({ status, plans_url: plansUrl, detail: expect.any(String) })
+  expect(answer.body).toEqual({ status, plans_url: plansUrl, error: status, detail: expect.any(String) })
 }
 
 /** The 409 of B-guard-5: a replayed key, the route not run. */
@@ -228,7 +228,7 @@ export function describeRouteGuards(framework: string, host: GuardHost, options:
       // A key the store cannot take is refused before anything is spent.
       const tooLong = await post(`${url}/api/spend`, bearer(token, { 'idempotency-key': 'k'.repeat(100) }))
       expect(tooLong.status).toBe(400)
-      expect(tooLong.body).toEqual({ detail: expect.any(String) })
+      expect(tooLong.body).toEqual({ error: 'invalid_request', detail: expect.any(String) })
     })
 
     it('never serve a replay after the points are gone or the authorization was revoked (B-guard-5)', async () => {

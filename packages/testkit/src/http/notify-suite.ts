@@ -13,6 +13,7 @@
  * @module
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import { DEFAULT_NOTIFY_MAX_BODY_BYTES } from '@scanauth/core'
 import { fetchJson, postJson } from './fetch-json'
 import { notifyHostPerTest, type HeldRequest, type NotifyHost, type SellingAuth } from './notify-fixture'
 
@@ -140,7 +141,8 @@ const NOTIFY_PATH = '/wechatpay/notify'
 /** Two quick retries: a refused delivery gives up within milliseconds. */
 const QUICK_RETRIES = [5, 5]
 /** The adapters' default body limit; real notifications are about 1 KiB. */
-const MAX_BODY_BYTES = 64 * 1024
+// The adapters' default notify body limit: one constant, from core.
+const MAX_BODY_BYTES = DEFAULT_NOTIFY_MAX_BODY_BYTES
 const PAID_ONCE = { order: 'paid', device: 'authorized', grants: 1 }
 const UNTOUCHED = { order: 'open', device: 'need_purchase', grants: 0 }
 const FAIL = { code: 'FAIL', message: expect.any(String) }

@@ -14,7 +14,7 @@ import { TestPaymentService } from '../payment-service'
 import { RecordingQrProvider } from '../qr'
 import { TEST_PLANS } from '../suites/orders'
 import { postJson } from './fetch-json'
-import type { HttpRoutesHost } from './routes-suite'
+import type { HttpRoutesHost } from './host'
 
 const MINUTE = 60_000
 const DAY = 24 * 60 * MINUTE

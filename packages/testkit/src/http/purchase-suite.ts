@@ -13,7 +13,7 @@ import { TestPaymentService } from '../payment-service'
 import { RecordingQrProvider } from '../qr'
 import { TEST_PLANS } from '../suites/orders'
 import { fetchJson, postJson } from './fetch-json'
-import type { HttpRoutesHost } from './routes-suite'
+import type { HttpRoutesHost } from './host'
 import { openEventStream } from './sse'
 
 const DAY = 24 * 3600 * 1000
@@ -133,26 +133,26 @@ export function describePurchaseRoutes(framework: string, host: HttpRoutesHost):
       expect(await read(buyer, '')).toMatchObject({ status: 400 })
     })
 
-    it('refuses malformed and unknown purchases with {detail} before the payment service hears of them', async () => {
+    it('refuses malformed and unknown purchases with {error, detail} before the payment service hears of them (B-wire-7)', async () => {
       const { auth, service } = sellingApp()
       const url = await host(auth, {})
       const pending = (await auth.createScene({ deviceId: 'tv' })).sceneStr
-      const cases: Array<[unknown, Record<string, string>, number]> = [
-        [{}, {}, 400],
-        [{ scene: pending }, {}, 400],
-        [{ scene: pending, plan: 7 }, {}, 400],
-        [{ scene: 12, plan: 'days-30' }, {}, 400],
-        [{ scene: pending, plan: 'gold' }, {}, 404],
-        [{ scene: `pc_${'0'.repeat(32)}`, plan: 'days-30' }, {}, 404],
-        [{ scene: pending, plan: 'days-30' }, {}, 409],
-        [{ plan: 'days-30' }, {}, 401],
-        [{ plan: 'days-30' }, { authorization: 'Bearer nope' }, 401],
-        [[1, 2], {}, 400],
+      const cases: Array<[unknown, Record<string, string>, number, string]> = [
+        [{}, {}, 400, 'invalid_request'],
+        [{ scene: pending }, {}, 400, 'invalid_request'],
+        [{ scene: pending, plan: 7 }, {}, 400, 'invalid_request'],
+        [{ scene: 12, plan: 'days-30' }, {}, 400, 'invalid_request'],
+        [{ scene: pending, plan: 'gold' }, {}, 404, 'plan_not_found'],
+        [{ scene: `pc_${'0'.repeat(32)}`, plan: 'days-30' }, {}, 404, 'scene_not_found'],
+        [{ scene: pending, plan: 'days-30' }, {}, 409, 'scene_not_scanned'],
+        [{ plan: 'days-30' }, {}, 401, 'unauthorized'],
+        [{ plan: 'days-30' }, { authorization: 'Bearer nope' }, 401, 'unauthorized'],
+        [[1, 2], {}, 400, 'invalid_request'],
       ]
-      for (const [body, headers, status] of cases) {
+      for (const [body, headers, status, error] of cases) {
         const answer = await postJson(`${url}/auth/purchase`, body, headers)
         expect({ body, status: answer.status }).toEqual({ body, status })
-        expect(answer.body).toEqual({ detail: expect.any(String) })
+        expect(answer.body).toEqual({ error, detail: expect.any(String) })
       }
       expect((await fetchJson(`${url}/auth/purchase`)).status).toBe(405)
       expect(service.calls).toEqual([])

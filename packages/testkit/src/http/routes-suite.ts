@@ -14,31 +14,7 @@ import { describeConfirmRoutes } from './confirm-suite'
 import { describePurchaseRuleRoutes } from './purchase-rules-suite'
 import { describePurchaseRoutes } from './purchase-suite'
 import { describeWaitingRoutes } from './waiting-suite'
-
-/** How the suite asks a host for an app. */
-export interface HttpHostOptions {
-  /**
-   * Whether the app has its framework's usual body parser in front of the scanauth routes (for
-   * Express `express.json()`, for Koa `@koa/bodyparser`). Default true. A framework without one
-   * ignores it.
-   */
-  bodyParser?: boolean
-  /** Pass it to the adapter's `onError` option: it must receive every unexpected error behind a 500. */
-  onError?: (error: unknown) => void
-  /** Pass it to the adapter's `heartbeatMs` option (time between an event stream's heartbeat comments). */
-  heartbeatMs?: number
-}
-
-/**
- * Serves, until the test ends, an app the way people write one with the framework: its usual body
- * parser first (none when `options.bodyParser` is false), the scanauth routes of `auth` at `/auth`
- * given the client's address as the framework knows it (Express `req.ip`, Koa `ctx.ip`, the Fetch
- * handler's `clientAddress` option from the connection: the purchase limits per address need it),
- * then routes of the app's own: `POST /auth/login` answers `{ own: 'login', got: <the parsed JSON
- * body, or null> }`, `GET /auth/profile` answers `{ own: 'profile' }` and `GET /health` the text
- * `ok`; anything else is the framework's 404. Resolves with the base URL (no trailing slash).
- */
-export type HttpRoutesHost = (auth: ScanAuth, options: HttpHostOptions) => Promise<string>
+import type { HttpHostOptions, HttpRoutesHost } from './host'
 
 /** What the suite needs besides the host. */
 export interface HttpRoutesSuiteOptions {
@@ -126,7 +102,8 @@ export function describeHttpRoutes(framework: string, host: HttpRoutesHost, opti
       const again = await fetch(`${url}/auth/logout`, { method: 'POST', headers: bearer })
       expect(again.status).toBe(401)
       expect(again.headers.get('www-authenticate')).toBe('Bearer')
-      expect(await again.json()).toEqual({ detail: expect.any(String) })
+      // logout is ours, not the specification's: its refusal names its code (B-wire-7).
+      expect(await again.json()).toEqual({ error: 'unauthorized', detail: expect.any(String) })
       const status = await fetch(`${url}/auth/status?scene=${created.scene_str as string}`)
       expect(await status.json()).toEqual({ status: 'expired' })
     })
@@ -193,7 +170,7 @@ export function describeHttpRoutes(framework: string, host: HttpRoutesHost, opti
       const url = await serveHost(createScanAuth({ store, qr }), { onError: (e) => reported.push(e) })
       const res = await postJson(`${url}/auth/create_scene`, { device_id: 'd' })
       expect(res.status).toBe(502)
-      expect(res.body).toEqual({ detail: expect.stringMatching(/^The QR code could not be created/) })
+      expect(res.body).toEqual({ detail: expect.stringMatching(/^QR code creation failed: the messaging platform refused/) })
       expect(JSON.stringify(res.body)).not.toMatch(/203\.0\.113|whitelist|40164|rid/)
       expect(reported).toHaveLength(1)
       expect(reported[0]).toMatchObject({ code: 'qr_creation_failed', message: expect.stringContaining('203.0.113.7') })

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { MemoryStore, type SceneChangeListener } from '@scanauth/core'
+import { MemoryStore } from '@scanauth/core'
+import { type SceneChangeListener } from '@scanauth/core/store'
 
 /**
  * A `MemoryStore` that counts the `watchScenes` subscriptions it holds: one while anything

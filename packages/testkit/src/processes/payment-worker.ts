@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { createScanAuth, type ChangeSet, type OrderWrite, type PaymentOutcome, type ProviderTransaction, type Store } from '@scanauth/core'
+import { createScanAuth, type PaymentOutcome, type ProviderTransaction, type Store } from '@scanauth/core'
+import { type ChangeSet, type OrderWrite } from '@scanauth/core/store'
 import { TEST_PLANS } from '../suites/orders'
 import type {
   CapturedNotification,

@@ -270,6 +270,24 @@ export function orderSuite(get: () => ContractContext): void {
       expect((await ctx.dump()).authorizations.filter((a) => a.source === 'purchase')).toHaveLength(1)
     })
 
+    it('a refund delivered to several instances at once is recorded by one (refunded) and already_applied to the others', async () => {
+      const ctx = get()
+      const service = new TestPaymentService(ctx.clock.now)
+      const auth = sellingAuth(ctx, ctx.store, service)
+      const token = await freshSession(auth, ctx.dump, 'bob')
+      const { orderId } = await auth.purchase({ sessionToken: token, plan: 'points-100' })
+      const paid = await auth.applyPayment(service.pay(orderId))
+      const authorizationId = paid.result === 'granted' ? paid.authorizationId : -1
+      const full = service.refund(orderId, 'R1', 990)
+      const stores = await ctx.stores(4)
+      const outcomes = await Promise.all(stores.map((store) => sellingAuth(ctx, store, service).applyRefund(full)))
+      expect(outcomes.filter((o) => o.result === 'refunded')).toEqual([{ result: 'refunded', orderId, revokedAuthorizationId: authorizationId }])
+      expect(outcomes.filter((o) => o.result !== 'refunded')).toEqual(Array(3).fill({ result: 'already_applied', orderId }))
+      expect(await auth.getOrder(orderId)).toMatchObject({ status: 'refunded', refundedFen: 990 })
+      const snapshot = await ctx.dump()
+      expect(snapshot.ledger.filter((e) => e.kind === 'revoke')).toHaveLength(1)
+    })
+
     it('the reconciler grants a payment whose notification never came and closes orders past their deadline', async () => {
       const ctx = get()
       const service = new TestPaymentService(ctx.clock.now)

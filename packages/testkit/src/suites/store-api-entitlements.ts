@@ -4,7 +4,7 @@
  * inserted by the same commit, and `endSessions`.
  */
 import { describe, expect, it } from 'vitest'
-import { NEW_USER, type ChangeSet, type NewAuthorization, type NewLedgerEntry } from '@scanauth/core'
+import { NEW_USER, type ChangeSet, type NewAuthorization, type NewLedgerEntry } from '@scanauth/core/store'
 import type { ContractContext } from '../context'
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z')

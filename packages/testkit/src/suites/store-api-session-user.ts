@@ -3,7 +3,7 @@
  * `verifySession` and `consume` read them.
  */
 import { describe, expect, it } from 'vitest'
-import { NEW_USER, type ChangeSet, type NewAuthorization } from '@scanauth/core'
+import { NEW_USER, type ChangeSet, type NewAuthorization } from '@scanauth/core/store'
 import type { ContractContext } from '../context'
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z')

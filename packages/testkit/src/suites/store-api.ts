@@ -3,7 +3,8 @@
  * all-or-nothing commits, NEW_USER references, and which authorizations a load returns.
  */
 import { describe, expect, it } from 'vitest'
-import { NEW_USER, type ChangeSet, type NewAuthorization, type SceneRecord } from '@scanauth/core'
+import { type SceneRecord } from '@scanauth/core'
+import { NEW_USER, type ChangeSet, type NewAuthorization } from '@scanauth/core/store'
 import type { ContractContext } from '../context'
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z')

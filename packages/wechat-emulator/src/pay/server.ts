@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { listenOn } from '../listen'
+import { readBody, send, sendJson } from '../http-io'
 import { WechatEmulatorError } from '../errors'
 import { errorCode, payError, type PayAnswer } from './answers'
 import { answerPayApi, type PayApiContext } from './api'
@@ -16,9 +17,6 @@ import { signatureNonce, wechatpayHeaders } from './signature'
 import type { WechatPayEmulatorNotification, WechatPayEmulatorOrder, WechatPayEmulatorRefund, WechatPayEmulatorRequest, WechatPayKnobs } from './types'
 import { jsonObject } from './validate'
 import { checkRequestSignature } from './verify-request'
-
-/** Bodies larger than this are refused; real API bodies are tiny. */
-const MAX_BODY_BYTES = 1024 * 1024
 
 /** Everything the server serves from. */
 export interface PayServerDeps {
@@ -138,29 +136,4 @@ async function serveApi(deps: PayServerDeps, method: string, target: string, url
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name]
   return Array.isArray(value) ? value[0] : value
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('request body is too large'))
-        req.destroy()
-      } else chunks.push(chunk)
-    })
-    req.on('end', () => resolve(Buffer.concat(chunks)))
-    req.on('error', reject)
-  })
-}
-
-function send(res: ServerResponse, status: number, contentType: string, body: string): void {
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' })
-  res.end(body)
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value))
 }

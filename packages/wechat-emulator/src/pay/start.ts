@@ -6,6 +6,7 @@
  * @module
  */
 import { WechatEmulatorError } from '../errors'
+import { closeServer } from '../listen'
 import { isApiV3Key, randomAlphanumeric } from './aead'
 import { BackgroundWork } from './background'
 import { MerchantKeys, PlatformKeys } from './keys'
@@ -178,11 +179,7 @@ export async function startWechatPayEmulator(options: WechatPayEmulatorOptions):
     settled: () => work.settled(),
     async close() {
       closing.abort()
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        // Keep-alive sockets would hold close() open.
-        server.closeAllConnections()
-      })
+      await closeServer(server)
       await work.settled()
     },
   }
