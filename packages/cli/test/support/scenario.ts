@@ -5,7 +5,7 @@
  * store taken before and after, write nothing.
  */
 import type { Store } from '@scanauth/core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { expectRefusal, json, scanauth, succeeds, type CliRun } from './cli'
 import { Device, keepWaiting, startServer, type LiveServer } from './server'
 
@@ -126,8 +126,9 @@ export function describeCliScenario(name: string, open: () => Promise<Backend>):
           [on('grant', 'o'.repeat(129), '--days', '3'), 2, /openid must be at most 128 characters, not 129/],
           [on('revoke', 'abc'), 2, /the authorization id must be a whole number/],
         ])
-        // The device was answered meanwhile: the server served from the store the whole time.
-        expect(waiter.polls()).toBeGreaterThan(0)
+        // The device is answered all along: its long poll (2 s) comes back pending, so the server
+        // served from the store throughout. Waited for, as the refusals may take less than one poll.
+        await vi.waitFor(() => expect(waiter.polls()).toBeGreaterThan(0), { timeout: 10_000, interval: 50 })
       } finally {
         await waiter.stop()
       }
