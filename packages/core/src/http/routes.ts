@@ -6,8 +6,9 @@
  * its group: device-routes.ts, payment-routes.ts, confirm-routes.ts; the wire shapes in
  * wire-schemas.ts.
  *
- * Every route but the confirm page answers JSON: `{detail}` with the status of its error code on a
- * refusal (B-wire-2), 405 with `Allow` for a method the path does not have, `HEAD` served as `GET`.
+ * Every route but the confirm page answers JSON: on a refusal, the status of its error code with
+ * `{detail}` on the specification's routes (`specified`, B-wire-2) and `{error, detail}` on the others
+ * (B-wire-7); 405 with `Allow` for a method the path does not have; `HEAD` served as `GET`.
  *
  * @module
  */
