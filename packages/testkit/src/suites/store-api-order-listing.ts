@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Store } from '@scanauth/core'
 import type { ContractContext } from '../context'
+import { MINUTE, T0, tradeNo } from './order-fixtures'
 
 /** The operator reads a store must have. */
 type OperatorRead = 'listLiveSessions' | 'listUsers' | 'listOrders' | 'schemaState'
@@ -22,13 +23,8 @@ export function operatorRead<K extends OperatorRead>(store: Store, name: K): Non
 type OrderRecord = NonNullable<Awaited<ReturnType<NonNullable<Store['loadOrder']>>>>
 type OrderListQuery = Parameters<NonNullable<Store['listOrders']>>[0]
 
-const T0 = Date.parse('2026-01-01T00:00:00.000Z')
-const MINUTE = 60_000
 const DAY = 24 * 60 * MINUTE
 const STATUSES = ['open', 'paid', 'closed', 'refunded'] as const
-
-/** An `outTradeNo` of the real shape: `SA` + 26 characters. */
-const tradeNo = (n: number | string) => `SA${String(n).padStart(26, '0')}`
 
 /**
  * Order `i` of the model: users 1–3, each status in turn (a paid or refunded one with its money),

@@ -15,12 +15,11 @@ import { createScanAuth, type PaymentRejectedEvent, type PurgeOptions, type Purg
 import { DAY, FREE_TRIAL_DAYS, SCENE_TTL_SECONDS, SESSION_TTL_HOURS, type ContractContext } from '../context'
 import { TestPaymentService } from '../payment-service'
 import { only, sceneIn, scanNewScene } from '../steps'
+import { MINUTE, openOrderAt, T0, tradeNo } from './order-fixtures'
 
 type OrderRecord = NonNullable<Awaited<ReturnType<NonNullable<Store['loadOrder']>>>>
 type OrderWrite = Parameters<NonNullable<Store['saveOrder']>>[0]
 
-const T0 = Date.parse('2026-01-01T00:00:00.000Z')
-const MINUTE = 60_000
 const DEADLINE = T0 + 15 * MINUTE
 
 /** The order methods and the purge of one store, bound to it; fails the test when one is missing. */
@@ -36,33 +35,6 @@ function methodsOf(store: Store) {
   }
 }
 
-/** An `outTradeNo` of the real shape: `SA` + 26 characters. */
-const tradeNo = (n: number | string) => `SA${String(n).padStart(26, '0')}`
-
-/** An order opened at T0 with a 15-minute window; `over` replaces any field. */
-function order(outTradeNo: string, over: Partial<OrderRecord> = {}): OrderRecord {
-  return {
-    outTradeNo,
-    userId: 1,
-    planId: 'month',
-    description: '月卡',
-    amountFen: 1500,
-    grant: { type: 'time', days: 30 },
-    sceneStr: 'scene-1',
-    status: 'open',
-    createdAt: T0,
-    expiresAt: DEADLINE,
-    updatedAt: T0,
-    paidAt: null,
-    transactionId: null,
-    authorizationId: null,
-    refundedFen: 0,
-    refunds: [],
-    version: 1,
-    ...over,
-  }
-}
-
 /** Inserts each order, failing the test when the store refuses one. */
 async function insertAll(store: Store, orders: OrderRecord[]): Promise<void> {
   for (const o of orders) expect(await methodsOf(store).save({ op: 'insert', order: o }), `insert ${o.outTradeNo}`).toBe(true)
@@ -74,8 +46,8 @@ export function storeOrderPurgeSuite(get: () => ContractContext): void {
     it('deletes a closed order retentionMs past its deadline and counts it; one still within retention stays', async () => {
       const { store } = get()
       const m = methodsOf(store)
-      const old = order(tradeNo(1), { status: 'closed', updatedAt: T0 + MINUTE })
-      const recent = order(tradeNo(2), { status: 'closed', createdAt: T0 + DAY, expiresAt: DEADLINE + DAY, updatedAt: T0 + DAY })
+      const old = openOrderAt(tradeNo(1), { status: 'closed', updatedAt: T0 + MINUTE })
+      const recent = openOrderAt(tradeNo(2), { status: 'closed', createdAt: T0 + DAY, expiresAt: DEADLINE + DAY, updatedAt: T0 + DAY })
       await insertAll(store, [old, recent])
       // A day of retention, two days after the first deadline: the first is due, the second is kept one more ms.
       const now = DEADLINE + 2 * DAY - 1
@@ -91,7 +63,7 @@ export function storeOrderPurgeSuite(get: () => ContractContext): void {
     it('deletes at the exact millisecond its deadline is reached (now >= expiresAt + retentionMs), never before', async () => {
       const { store } = get()
       const m = methodsOf(store)
-      const closed = order(tradeNo(1), { status: 'closed' })
+      const closed = openOrderAt(tradeNo(1), { status: 'closed' })
       await insertAll(store, [closed])
       expect(await m.purge({ now: DEADLINE - 1 })).toMatchObject({ orders: 0 })
       expect(await m.purge({ now: DEADLINE + 4_999, retentionMs: 5_000 })).toMatchObject({ orders: 0 })
@@ -104,9 +76,9 @@ export function storeOrderPurgeSuite(get: () => ContractContext): void {
       const { store } = get()
       const m = methodsOf(store)
       const kept = [
-        order(tradeNo('OPEN'), { status: 'open' }),
-        order(tradeNo('PAID'), { status: 'paid', paidAt: T0 + MINUTE, transactionId: 'tx-1', authorizationId: 7 }),
-        order(tradeNo('REFUNDED'), {
+        openOrderAt(tradeNo('OPEN'), { status: 'open' }),
+        openOrderAt(tradeNo('PAID'), { status: 'paid', paidAt: T0 + MINUTE, transactionId: 'tx-1', authorizationId: 7 }),
+        openOrderAt(tradeNo('REFUNDED'), {
           status: 'refunded',
           paidAt: T0 + MINUTE,
           transactionId: 'tx-2',
@@ -115,14 +87,14 @@ export function storeOrderPurgeSuite(get: () => ContractContext): void {
           refunds: [{ outRefundNo: 'R1', refundId: 'rid-1', amountFen: 1500, at: T0 + 2 * MINUTE }],
         }),
         // Closed, yet with a payment time or a refund on record: the payment service contradicted itself.
-        order(tradeNo('CLOSEDPAIDAT'), { status: 'closed', paidAt: T0 + MINUTE }),
-        order(tradeNo('CLOSEDREFUND'), {
+        openOrderAt(tradeNo('CLOSEDPAIDAT'), { status: 'closed', paidAt: T0 + MINUTE }),
+        openOrderAt(tradeNo('CLOSEDREFUND'), {
           status: 'closed',
           refundedFen: 1,
           refunds: [{ outRefundNo: 'R2', refundId: 'rid-2', amountFen: 1, at: T0 + 2 * MINUTE }],
         }),
       ]
-      const due = order(tradeNo('DUE'), { status: 'closed' })
+      const due = openOrderAt(tradeNo('DUE'), { status: 'closed' })
       await insertAll(store, [...kept, due])
       const result = await m.purge({ now: DEADLINE + 3650 * DAY, batchSize: 1 })
       expect(result).toMatchObject({ orders: 1, more: false })
@@ -134,9 +106,9 @@ export function storeOrderPurgeSuite(get: () => ContractContext): void {
     it('follows an order written after it was closed: paid then, it stays; given a later deadline, that one counts', async () => {
       const { store } = get()
       const m = methodsOf(store)
-      const a = order(tradeNo('A'), { status: 'closed', version: 2 })
-      const b = order(tradeNo('B'), { status: 'closed', version: 2 })
-      const c = order(tradeNo('C'), { status: 'paid', paidAt: T0, version: 2 })
+      const a = openOrderAt(tradeNo('A'), { status: 'closed', version: 2 })
+      const b = openOrderAt(tradeNo('B'), { status: 'closed', version: 2 })
+      const c = openOrderAt(tradeNo('C'), { status: 'paid', paidAt: T0, version: 2 })
       await insertAll(store, [a, b, c])
       const paid = { ...a, status: 'paid' as const, paidAt: T0 + MINUTE, transactionId: 'tx', authorizationId: 3, version: 3 }
       const later = { ...b, expiresAt: DEADLINE + DAY, version: 3 }
@@ -158,8 +130,8 @@ export function storeOrderPurgeSuite(get: () => ContractContext): void {
       const { store } = get()
       const m = methodsOf(store)
       // Seven due, interleaved with closed orders kept for good (a refund recorded), inserted newest deadline first.
-      const due = Array.from({ length: 7 }, (_, i) => order(tradeNo(`D${i}`), { status: 'closed', expiresAt: DEADLINE + i }))
-      const kept = Array.from({ length: 3 }, (_, i) => order(tradeNo(`K${i}`), { status: 'closed', expiresAt: DEADLINE + 2 * i, refundedFen: 5 }))
+      const due = Array.from({ length: 7 }, (_, i) => openOrderAt(tradeNo(`D${i}`), { status: 'closed', expiresAt: DEADLINE + i }))
+      const kept = Array.from({ length: 3 }, (_, i) => openOrderAt(tradeNo(`K${i}`), { status: 'closed', expiresAt: DEADLINE + 2 * i, refundedFen: 5 }))
       await insertAll(store, [...due, ...kept].reverse())
       const first = await m.purge({ now: DEADLINE + DAY, batchSize: 2, maxBatches: 2 })
       expect(first).toMatchObject({ orders: 4, batches: 2, more: true })
@@ -175,7 +147,7 @@ export function storeOrderPurgeSuite(get: () => ContractContext): void {
       const ctx = get()
       const stores = [ctx.store]
       if (ctx.harness.openPeer !== undefined) stores.push(await ctx.harness.openPeer.call(ctx.harness))
-      const closed = Array.from({ length: 30 }, (_, i) => order(tradeNo(i), { status: 'closed', expiresAt: DEADLINE + i, version: 2 }))
+      const closed = Array.from({ length: 30 }, (_, i) => openOrderAt(tradeNo(i), { status: 'closed', expiresAt: DEADLINE + i, version: 2 }))
       await insertAll(ctx.store, closed)
       // Each closed order is paid from a connection (a late payment applied) while purges run.
       const writes = closed.map((o, i) =>

@@ -15,14 +15,13 @@
 import { describe, expect, it } from 'vitest'
 import type { Store } from '@scanauth/core'
 import type { ContractContext } from '../context'
+import { MINUTE, openOrderAt, T0, tradeNo } from './order-fixtures'
 import { storeOrderPurgeSuite } from './store-api-order-purge'
 
 type OrderRecord = NonNullable<Awaited<ReturnType<NonNullable<Store['loadOrder']>>>>
 type OrderWrite = Parameters<NonNullable<Store['saveOrder']>>[0]
 type OpenOrderQuery = Parameters<NonNullable<Store['listOpenOrders']>>[0]
 
-const T0 = Date.parse('2026-01-01T00:00:00.000Z')
-const MINUTE = 60_000
 
 /** The three order methods of one store, bound to it. */
 interface OrderMethods {
@@ -40,33 +39,6 @@ function ordersOf(store: Store): OrderMethods {
     load: (outTradeNo) => (store.loadOrder as NonNullable<Store['loadOrder']>).call(store, outTradeNo),
     save: (write) => (store.saveOrder as NonNullable<Store['saveOrder']>).call(store, write),
     list: (query) => (store.listOpenOrders as NonNullable<Store['listOpenOrders']>).call(store, query),
-  }
-}
-
-/** An `outTradeNo` of the real shape: `SA` + 26 characters. */
-const tradeNo = (n: number | string) => `SA${String(n).padStart(26, '0')}`
-
-/** A fresh open order, as core opens one; `over` replaces any field. */
-function order(outTradeNo: string, over: Partial<OrderRecord> = {}): OrderRecord {
-  return {
-    outTradeNo,
-    userId: 1,
-    planId: 'month',
-    description: '月卡',
-    amountFen: 1500,
-    grant: { type: 'time', days: 30 },
-    sceneStr: 'scene-1',
-    status: 'open',
-    createdAt: T0,
-    expiresAt: T0 + 15 * MINUTE,
-    updatedAt: T0,
-    paidAt: null,
-    transactionId: null,
-    authorizationId: null,
-    refundedFen: 0,
-    refunds: [],
-    version: 1,
-    ...over,
   }
 }
 
@@ -108,7 +80,7 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
       const orders = ordersOf(get().store)
       // A paid, partly refunded order with every nullable field set and amounts at the edge of
       // what a JS number holds exactly (a 64-bit column read back as a string or a float would show).
-      const big = order(tradeNo('BIG'), {
+      const big = openOrderAt(tradeNo('BIG'), {
         userId: 2 ** 31 + 7, // past a 32-bit integer
         planId: 'plan/年卡 "gold"',
         amountFen: Number.MAX_SAFE_INTEGER,
@@ -132,7 +104,7 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
       // CJK, astral and combining text, and characters that mean something to SQL and JSON.
       const description = `积分包😀e\u0301'"\\%_{}[]\n\t${'点'.repeat(100)}`.padEnd(127, '包')
       expect(description).toHaveLength(127)
-      const points = order(tradeNo('PTS'), {
+      const points = openOrderAt(tradeNo('PTS'), {
         userId: 3,
         planId: 'points-100',
         description,
@@ -141,7 +113,7 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
         sceneStr: null,
       })
       // Half a day: a time grant need not be whole days (core asks only for whole seconds).
-      const astral = order(tradeNo('AST'), { description: '😀'.repeat(63) + '!', sceneStr: '场景:😀|{tag}*?', grant: { type: 'time', days: 0.5 } })
+      const astral = openOrderAt(tradeNo('AST'), { description: '😀'.repeat(63) + '!', sceneStr: '场景:😀|{tag}*?', grant: { type: 'time', days: 0.5 } })
       for (const o of [big, points, astral]) await insert(orders, o)
       // A deep copy to compare with: the stored order must not depend on the object given to it.
       const expected = structuredClone([big, points, astral])
@@ -161,8 +133,8 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
 
     it('refuses to insert an order whose outTradeNo is taken: false, and nothing changes', async () => {
       const orders = ordersOf(get().store)
-      const first = await insert(orders, order(tradeNo(1)))
-      const clash = order(tradeNo(1), { userId: 2, amountFen: 1, status: 'paid', sceneStr: 'other', description: 'other' })
+      const first = await insert(orders, openOrderAt(tradeNo(1)))
+      const clash = openOrderAt(tradeNo(1), { userId: 2, amountFen: 1, status: 'paid', sceneStr: 'other', description: 'other' })
       expect(await orders.save({ op: 'insert', order: clash })).toBe(false)
       expect(await orders.load(tradeNo(1))).toStrictEqual(first)
       // Also once the stored order has moved on (an insert never compares versions).
@@ -174,7 +146,7 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
 
     it('updates at the expected version only: a stale or unknown version answers false and writes nothing', async () => {
       const orders = ordersOf(get().store)
-      const v1 = await insert(orders, order(tradeNo(1)))
+      const v1 = await insert(orders, openOrderAt(tradeNo(1)))
       const v2 = await update(orders, v1, {
         status: 'paid',
         paidAt: T0 + MINUTE,
@@ -207,7 +179,7 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
 
       // An update of an order that was never inserted expects a version nothing has: false, and
       // it does not create the order.
-      const ghost = order(tradeNo(2), { version: 2 })
+      const ghost = openOrderAt(tradeNo(2), { version: 2 })
       expect(await orders.save({ op: 'update', order: ghost, expectedVersion: 1 })).toBe(false)
       expect(await orders.load(tradeNo(2))).toBeNull()
       expect(ids(await orders.list({ limit: 10 }))).toEqual([])
@@ -216,7 +188,7 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
     it('lets exactly one of concurrent updates at the same version through, over several connections', async () => {
       const ctx = get()
       const stores = await connections(ctx)
-      const v1 = await insert(ordersOf(ctx.store), order(tradeNo(1)))
+      const v1 = await insert(ordersOf(ctx.store), openOrderAt(tradeNo(1)))
       const writes = Array.from({ length: 24 }, (_, i) => ({
         ...v1,
         status: i % 2 === 0 ? ('paid' as const) : ('closed' as const),
@@ -233,7 +205,7 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
       for (const store of stores) expect(await ordersOf(store).load(tradeNo(1))).toStrictEqual(winner)
 
       // The same for inserts of one outTradeNo: one order, the one whose insert answered true.
-      const inserts = Array.from({ length: 24 }, (_, i) => order(tradeNo(2), { userId: 100 + i }))
+      const inserts = Array.from({ length: 24 }, (_, i) => openOrderAt(tradeNo(2), { userId: 100 + i }))
       const inserted = await Promise.all(
         inserts.map((o, i) => ordersOf(stores[i % stores.length] as Store).save({ op: 'insert', order: o })),
       )
@@ -243,11 +215,11 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
 
     it('lists open orders by userId, by sceneStr, by createdAtOrBefore (inclusive), and by all of them together', async () => {
       const orders = ordersOf(get().store)
-      const a = await insert(orders, order(tradeNo('A'), { userId: 1, sceneStr: 's1', createdAt: T0 }))
-      const b = await insert(orders, order(tradeNo('B'), { userId: 1, sceneStr: 's2', createdAt: T0 + 1 }))
-      const c = await insert(orders, order(tradeNo('C'), { userId: 2, sceneStr: 's1', createdAt: T0 + 2 }))
-      const d = await insert(orders, order(tradeNo('D'), { userId: 1, sceneStr: null, createdAt: T0 + 3 }))
-      const e = await insert(orders, order(tradeNo('E'), { userId: 2, sceneStr: 's2', createdAt: T0 + 4 }))
+      const a = await insert(orders, openOrderAt(tradeNo('A'), { userId: 1, sceneStr: 's1', createdAt: T0 }))
+      const b = await insert(orders, openOrderAt(tradeNo('B'), { userId: 1, sceneStr: 's2', createdAt: T0 + 1 }))
+      const c = await insert(orders, openOrderAt(tradeNo('C'), { userId: 2, sceneStr: 's1', createdAt: T0 + 2 }))
+      const d = await insert(orders, openOrderAt(tradeNo('D'), { userId: 1, sceneStr: null, createdAt: T0 + 3 }))
+      const e = await insert(orders, openOrderAt(tradeNo('E'), { userId: 2, sceneStr: 's2', createdAt: T0 + 4 }))
       const all = [a, b, c, d, e]
 
       expect(await orders.list({ limit: 1000 })).toStrictEqual(all)
@@ -285,7 +257,7 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
         ['SA00000000000000000000000000', T0 + 6],
         ['SA0000000000000000000000009', T0 + 5], // shorter: a prefix sorts first
       ]
-      for (const [no, at] of spec) await insert(orders, order(no, { createdAt: at }))
+      for (const [no, at] of spec) await insert(orders, openOrderAt(no, { createdAt: at }))
       const expected = [...spec]
         .sort(([n1, t1], [n2, t2]) => t1 - t2 || (n1 < n2 ? -1 : n1 > n2 ? 1 : 0))
         .map(([no]) => no)
@@ -297,7 +269,7 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
       const orders = ordersOf(get().store)
       // 23 orders over 7 instants, so pages end inside runs of equal createdAt.
       const all: OrderRecord[] = []
-      for (let i = 0; i < 23; i++) all.push(order(tradeNo(`${(i * 7) % 23}`.padStart(2, '0')), { createdAt: T0 + (i % 7) }))
+      for (let i = 0; i < 23; i++) all.push(openOrderAt(tradeNo(`${(i * 7) % 23}`.padStart(2, '0')), { createdAt: T0 + (i % 7) }))
       for (const o of [...all].reverse()) await insert(orders, o)
       all.sort((x, y) => x.createdAt - y.createdAt || (x.outTradeNo < y.outTradeNo ? -1 : 1))
 
@@ -331,12 +303,12 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
 
     it('never lists an order that is not open, and drops one from the list once it is paid or closed', async () => {
       const orders = ordersOf(get().store)
-      const open1 = await insert(orders, order(tradeNo(1), { createdAt: T0 }))
-      const open2 = await insert(orders, order(tradeNo(2), { createdAt: T0 + 1 }))
-      const open3 = await insert(orders, order(tradeNo(3), { createdAt: T0 + 2 }))
+      const open1 = await insert(orders, openOrderAt(tradeNo(1), { createdAt: T0 }))
+      const open2 = await insert(orders, openOrderAt(tradeNo(2), { createdAt: T0 + 1 }))
+      const open3 = await insert(orders, openOrderAt(tradeNo(3), { createdAt: T0 + 2 }))
       // Orders inserted in a status other than open (a store must not assume inserts are open).
       for (const [n, status] of [[4, 'paid'], [5, 'closed'], [6, 'refunded']] as const) {
-        await insert(orders, order(tradeNo(n), { status, createdAt: T0 - n }))
+        await insert(orders, openOrderAt(tradeNo(n), { status, createdAt: T0 - n }))
       }
       expect(await orders.list({ limit: 1000 })).toStrictEqual([open1, open2, open3])
 
