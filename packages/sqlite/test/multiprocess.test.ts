@@ -21,7 +21,9 @@ const HOT = 4
 /** Grants with one idempotency key, spread over the workers. */
 const KEYED_GRANTS = 50
 /** Points of the authorization that is revoked while it is being consumed. */
-const REVOKED_POINTS = 100
+// More than every consumption together (4 workers × 60): only the revocation ends the points, so no
+// worker's revocation can find them already spent, however the processes happen to be scheduled.
+const REVOKED_POINTS = 300
 /** Increments of one counter per process. */
 const INCREMENTS = 250
 /** Order keys every process tries to insert, and read-and-update attempts on one order per process. */
@@ -153,7 +155,8 @@ describe('SqliteStore across processes', () => {
     expect(stored?.status).toBe('revoked')
     const ok = sum(reports, (r) => r.consumes.ok)
     expect(ok).toBeGreaterThan(0)
-    expect(ok).toBeLessThan(REVOKED_POINTS)
+    // The revocation ended the points before the workers' consumptions ran out: some were refused.
+    expect(ok).toBeLessThan(WORKERS * attempts.length)
     expect(ok + sum(reports, (r) => r.consumes.need_purchase)).toBe(WORKERS * attempts.length)
     expect(sum(reports, (r) => r.revokes)).toBe(WORKERS)
     // The ledger: one revocation, and its consume entries add up to exactly the points spent.
