@@ -1,6 +1,6 @@
 /**
  * Orders on PostgreSQL: the row mapping and the statements of the three order methods of the Store
- * contract (`scanauth_orders`, migration 2), which `PostgresStore` hands to.
+ * contract (`scanauth_orders`, migration 2; `channel` since migration 6), which `PostgresStore` hands to.
  *
  * An order is its own aggregate, written by nothing but `saveOrder`, so every method is one
  * statement, atomic on its own against every connection and process: an insert is
@@ -12,14 +12,19 @@
  * @module
  */
 import type { Pool } from 'pg'
-import type { OrderRecord } from '@scanauth/core'
+import type { OrderChannel, OrderRecord } from '@scanauth/core'
 import type { OpenOrderQuery, OrderWrite } from '@scanauth/core/store'
 import { PostgresStoreError } from './errors'
 import { NUMBERS } from './rows'
 
-/** Order columns, in the order of {@link OrderRow} and of the insert's parameters $1 … $19. */
+/**
+ * Order columns, in the order of {@link OrderRow} and of the insert's parameters $1 … $20. The
+ * column of migration 6 comes after `version`, as the table has it, so the others keep their place.
+ */
 export const ORDER_COLUMNS = `out_trade_no, user_id, plan_id, description, amount_fen, grant_type, grant_days, grant_points, scene_str,
-  status, created_at, expires_at, updated_at, paid_at, transaction_id, authorization_id, refunded_fen, refunds, version`
+  status, created_at, expires_at, updated_at, paid_at, transaction_id, authorization_id, refunded_fen, refunds, version, channel`
+
+const CHANNELS: ReadonlySet<string> = new Set<OrderChannel>(['native', 'jsapi'])
 
 /** An order row in array mode (bigints read as numbers, jsonb parsed by node-postgres). */
 export type OrderRow = [
@@ -42,6 +47,7 @@ export type OrderRow = [
   refundedFen: number,
   refunds: OrderRecord['refunds'],
   version: number,
+  channel: OrderChannel,
 ]
 
 /** The record of an order row: the grant rebuilt from its columns. */
@@ -54,6 +60,7 @@ export function toOrder(r: OrderRow): OrderRecord {
     amountFen: r[4],
     grant: r[5] === 'time' ? { type: 'time', days: r[6] as number } : { type: 'points', points: r[7] as number },
     sceneStr: r[8],
+    channel: r[19],
     status: r[9],
     createdAt: r[10],
     expiresAt: r[11],
@@ -70,14 +77,18 @@ export function toOrder(r: OrderRow): OrderRecord {
 }
 
 /**
- * An order as the parameters $1 … $19 of the insert (the update adds the expected version as
- * $20). The refunds are copied field by field before they are serialized, so the jsonb holds
+ * An order as the parameters $1 … $20 of the insert (the update adds the expected version as
+ * $21). The refunds are copied field by field before they are serialized, so the jsonb holds
  * exactly the four fields of a refund, whatever else the caller's objects carry.
  */
 export function orderValues(o: OrderRecord): unknown[] {
   const grant = o.grant
   if (grant.type !== 'time' && grant.type !== 'points') {
     throw new PostgresStoreError('invalid_change_set', `order ${o.outTradeNo} has a grant of unknown type ${String((grant as { type: unknown }).type)}`)
+  }
+  // The column's CHECK would refuse it too, but as a constraint error that names no order.
+  if (!CHANNELS.has(o.channel)) {
+    throw new PostgresStoreError('invalid_change_set', `order ${o.outTradeNo} has a channel of unknown value ${JSON.stringify(o.channel)}`)
   }
   const refunds = o.refunds.map((r) => ({ outRefundNo: r.outRefundNo, refundId: r.refundId, amountFen: r.amountFen, at: r.at }))
   return [
@@ -100,6 +111,7 @@ export function orderValues(o: OrderRecord): unknown[] {
     o.refundedFen,
     JSON.stringify(refunds),
     o.version,
+    o.channel,
   ]
 }
 
@@ -146,7 +158,7 @@ export class OrderStatements {
       const result = await pool.query({
         name: `scanauth_${this.tag}_order_insert`,
         text: `INSERT INTO ${this.s}.scanauth_orders (${ORDER_COLUMNS})
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18::jsonb, $19)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18::jsonb, $19, $20)
           ON CONFLICT (out_trade_no) DO NOTHING`,
         values,
       })
@@ -158,8 +170,9 @@ export class OrderStatements {
       text: `UPDATE ${this.s}.scanauth_orders SET
           user_id = $2, plan_id = $3, description = $4, amount_fen = $5, grant_type = $6, grant_days = $7,
           grant_points = $8, scene_str = $9, status = $10, created_at = $11, expires_at = $12, updated_at = $13,
-          paid_at = $14, transaction_id = $15, authorization_id = $16, refunded_fen = $17, refunds = $18::jsonb, version = $19
-        WHERE out_trade_no = $1 AND version = $20`,
+          paid_at = $14, transaction_id = $15, authorization_id = $16, refunded_fen = $17, refunds = $18::jsonb, version = $19,
+          channel = $20
+        WHERE out_trade_no = $1 AND version = $21`,
       values: [...values, write.expectedVersion],
     })
     return result.rowCount === 1

@@ -255,6 +255,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX scanauth_orders_by_user_time ON ${s}.scanauth_orders (user_id, created_at, out_trade_no);
     `,
   },
+  {
+    version: 6,
+    name: 'orders: payment channel',
+    // OrderRecord.channel (docs/behaviour.md B-phone-1): `native`, a code the device shows, or
+    // `jsapi`, WeChat's cashier on the phone. Every order stored before was a Native one, so the
+    // DEFAULT is what they read as. A constant default rewrites no row (PostgreSQL 11+ keeps it in
+    // the catalog); the CHECK is validated by one read of the orders, under the ACCESS EXCLUSIVE
+    // lock ALTER TABLE takes inside migrate()'s transaction, so order reads and writes wait that
+    // long. Processes of the previous release keep working while the fleet is upgraded: their
+    // insert names the old columns (the order gets the default, `native`, which every order they
+    // open is) and their update leaves channel as it is.
+    sql: (s) => `
+      ALTER TABLE ${s}.scanauth_orders
+        ADD COLUMN channel text NOT NULL DEFAULT 'native' CONSTRAINT scanauth_orders_channel_check CHECK (channel IN ('native', 'jsapi'));
+    `,
+  },
 ]
 
 /** The schema version this release writes and reads. */

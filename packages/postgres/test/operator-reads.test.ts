@@ -51,6 +51,7 @@ const order = (i: number): OrderRecord => ({
   amountFen: 1500,
   grant: { type: 'time', days: 30 },
   sceneStr: null,
+  channel: i % 2 === 0 ? 'native' : 'jsapi',
   status: (['open', 'paid', 'closed', 'refunded'] as const)[i % 4] as OrderRecord['status'],
   createdAt: T0 + (i % 5) * MINUTE,
   expiresAt: T0 + 20 * MINUTE,
@@ -119,7 +120,15 @@ describe('PostgresStore operator reads', () => {
       [T0],
     )
     const upgraded = new PostgresStore({ pool, schema })
-    expect(await upgraded.schemaState()).toEqual({ version: 4, latest: SCHEMA_VERSION, pending: [{ version: 5, name: 'orders by time and by user for listOrders' }], exists: true })
+    expect(await upgraded.schemaState()).toEqual({
+      version: 4,
+      latest: SCHEMA_VERSION,
+      pending: [
+        { version: 5, name: 'orders by time and by user for listOrders' },
+        { version: 6, name: 'orders: payment channel' },
+      ],
+      exists: true,
+    })
     expect(await upgraded.migrate()).toEqual({ from: 4, to: SCHEMA_VERSION })
     const { rows } = await query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('scanauth_orders_by_time', 'scanauth_orders_by_user_time') ORDER BY 1`, [schema])
     expect(rows).toEqual([{ indexname: 'scanauth_orders_by_time' }, { indexname: 'scanauth_orders_by_user_time' }])

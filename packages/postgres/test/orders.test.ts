@@ -2,9 +2,10 @@
 // through raw SQL on the test's own pool: the table of migration 2 (column types, collation,
 // indexes), the row each write leaves (fen as bigint, the grant's columns, the refunds' jsonb), a
 // refused write leaving the row untouched, a schema at version 1 upgraded with its data, the plans
-// of the listings (an index range in order, no sort), and purgeExpired deleting the rows of closed
+// of the listings (an index range in order, no sort), purgeExpired deleting the rows of closed
 // orders past their payment deadline through the partial index of migration 4 (docs/behaviour.md,
-// B-order-purge) while every other row stays. The Store contract's order cases: testkit.
+// B-order-purge) while every other row stays, and the channel column of migration 6 (a version 5
+// schema's orders read as native). The Store contract's order cases: testkit.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { StoreSnapshot } from '@scanauth/testkit'
 import { PostgresStore, SCHEMA_VERSION } from '@scanauth/postgres'
@@ -53,6 +54,7 @@ const order = (outTradeNo: string, over: Partial<OrderRecord> = {}): OrderRecord
   amountFen: 1500,
   grant: { type: 'time', days: 30 },
   sceneStr: 'scene-1',
+  channel: 'native',
   status: 'open',
   createdAt: T0,
   expiresAt: T0 + 900_000,
@@ -83,6 +85,7 @@ describe('PostgresStore orders', () => {
     expect(columns.map((c) => c.column_name)).toEqual([
       'out_trade_no', 'user_id', 'plan_id', 'description', 'amount_fen', 'grant_type', 'grant_days', 'grant_points', 'scene_str',
       'status', 'created_at', 'expires_at', 'updated_at', 'paid_at', 'transaction_id', 'authorization_id', 'refunded_fen', 'refunds', 'version',
+      'channel', // migration 6
     ])
     for (const name of ['amount_fen', 'refunded_fen', 'user_id', 'grant_points', 'authorization_id', 'version']) expect(byName[name]?.data_type, name).toBe('bigint')
     for (const name of ['created_at', 'expires_at', 'updated_at', 'paid_at', 'grant_days']) expect(byName[name]?.data_type, name).toBe('double precision')
@@ -90,6 +93,7 @@ describe('PostgresStore orders', () => {
     expect(byName.out_trade_no?.collation_name).toBe('C')
     expect(byName.scene_str?.collation_name).toBe('C')
     expect(byName.scene_str?.is_nullable).toBe('YES')
+    expect(byName.channel).toMatchObject({ data_type: 'text', is_nullable: 'NO' })
     const { rows: indexes } = await query<{ indexname: string; indexdef: string }>(
       `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'scanauth_orders' ORDER BY indexname`,
       [schema],
@@ -112,6 +116,7 @@ describe('PostgresStore orders', () => {
       amountFen: Number.MAX_SAFE_INTEGER,
       grant: { type: 'points', points: 100 },
       sceneStr: null,
+      channel: 'jsapi',
       status: 'refunded',
       paidAt: T0 + 1,
       transactionId: 'tx-1',
@@ -144,16 +149,30 @@ describe('PostgresStore orders', () => {
       refunded_fen: '9007199254740990',
       refunds: paid.refunds,
       version: '3',
+      channel: 'jsapi',
     })
     // Half a day of a time grant, and an empty refunds array (never NULL).
     const open = order('SA00000000000000000000000002', { grant: { type: 'time', days: 0.5 } })
     await store.saveOrder({ op: 'insert', order: open })
-    expect(await row(open.outTradeNo)).toMatchObject({ grant_type: 'time', grant_days: 0.5, grant_points: null, refunds: [] })
+    expect(await row(open.outTradeNo)).toMatchObject({ grant_type: 'time', grant_days: 0.5, grant_points: null, refunds: [], channel: 'native' })
     expect(await store.loadOrder(paid.outTradeNo)).toStrictEqual(paid)
     expect(await store.loadOrder(open.outTradeNo)).toStrictEqual(open)
     // The table itself refuses a grant whose columns disagree with its type, and refunds that are not an array.
     await expect(query(`UPDATE "${schema}".scanauth_orders SET grant_points = 5 WHERE out_trade_no = $1`, [open.outTradeNo])).rejects.toMatchObject({ code: '23514' })
     await expect(query(`UPDATE "${schema}".scanauth_orders SET refunds = '{}' WHERE out_trade_no = $1`, [open.outTradeNo])).rejects.toMatchObject({ code: '23514' })
+    await expect(query(`UPDATE "${schema}".scanauth_orders SET channel = 'h5' WHERE out_trade_no = $1`, [open.outTradeNo])).rejects.toMatchObject({ code: '23514' })
+  })
+
+  it('refuses an order whose channel it does not know before sending anything', async () => {
+    const odd = order('SA00000000000000000000000001', { channel: 'h5' as unknown as OrderRecord['channel'] })
+    sent = []
+    await expect(store.saveOrder({ op: 'insert', order: odd })).rejects.toMatchObject({ code: 'invalid_change_set' })
+    const good = order('SA00000000000000000000000002', { channel: 'jsapi' })
+    await store.saveOrder({ op: 'insert', order: good })
+    await expect(store.saveOrder({ op: 'update', order: { ...good, channel: odd.channel, version: 2 }, expectedVersion: 1 })).rejects.toMatchObject({ code: 'invalid_change_set' })
+    expect(sent.map((s) => s.text.split(' ')[0])).toEqual(['INSERT'])
+    expect(await row(odd.outTradeNo)).toBeUndefined()
+    expect(await store.loadOrder(good.outTradeNo)).toStrictEqual(good)
   })
 
   it('leaves the row untouched when an insert finds the key taken or an update a different version, in one statement each', async () => {
@@ -287,6 +306,30 @@ describe('PostgresStore orders', () => {
     expect(index).toHaveLength(1)
     expect(await upgraded.purgeExpired({ now: T0 + DAY })).toMatchObject({ orders: 1 })
     expect((await query(`SELECT out_trade_no FROM "${schema}".scanauth_orders`)).rows).toEqual([{ out_trade_no: 'SA00000000000000000000000002' }])
+    await upgraded.close()
+  })
+
+  it('upgrades a schema at version 5 to 6: the orders already there read as native, and keep it through an update', async () => {
+    // The schema as the release at version 5 left it: an order row without a channel column.
+    await dropSchema(pool, schema)
+    await writeSchemaUpTo(pool, schema, 5)
+    await query(
+      `INSERT INTO "${schema}".scanauth_orders (out_trade_no, user_id, plan_id, description, amount_fen, grant_type, grant_days,
+        scene_str, status, created_at, expires_at, updated_at, refunded_fen, refunds, version)
+        VALUES ('SA00000000000000000000000001', 7, 'month', '月卡', 1500, 'time', 30, 'scene-1', 'open', $1, $2, $1, 0, '[]', 1)`,
+      [T0, T0 + 900_000],
+    )
+    const upgraded = new PostgresStore({ pool, schema })
+    expect(await upgraded.schemaState()).toMatchObject({ version: 5, pending: [{ version: 6, name: 'orders: payment channel' }] })
+    expect(await upgraded.migrate()).toEqual({ from: 5, to: SCHEMA_VERSION })
+    const old = order('SA00000000000000000000000001')
+    expect(await upgraded.loadOrder(old.outTradeNo)).toStrictEqual(old)
+    expect(await upgraded.listOpenOrders({ limit: 10 })).toStrictEqual([old])
+    expect(await upgraded.listOrders({ limit: 10 })).toStrictEqual([old])
+    expect(await row(old.outTradeNo)).toMatchObject({ channel: 'native' })
+    const paid = { ...old, status: 'paid' as const, paidAt: T0 + 1, version: 2 }
+    expect(await upgraded.saveOrder({ op: 'update', order: paid, expectedVersion: 1 })).toBe(true)
+    expect(await upgraded.loadOrder(old.outTradeNo)).toStrictEqual(paid)
     await upgraded.close()
   })
 })

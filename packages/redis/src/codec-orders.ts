@@ -17,6 +17,7 @@
  * |-------------------|---------------------------------------------------------------|
  * | `version`         | decimal; the save-order script compares it as a string        |
  * | `status`          | `open`, `paid`, `closed` or `refunded`                        |
+ * | `channel`         | `native` or `jsapi`; a hash without it is `native`            |
  * | `userId`, `amountFen`, `createdAt`, `expiresAt`, `updatedAt`, `refundedFen` | decimal |
  * | `paidAt`, `authorizationId` | decimal; left out when null                         |
  * | `planId`, `description` | the string                                              |
@@ -24,13 +25,18 @@
  * | `grant`           | JSON: `{"type":"time","days":n}` or `{"type":"points","points":n}` |
  * | `refunds`         | JSON array of `{"outRefundNo","refundId","amountFen","at"}`, oldest first |
  *
+ * `channel` was added with payment on the phone (docs/behaviour.md B-phone-1): the orders stored
+ * before it were all Native ones, so a hash without it reads as `native`. It is always written,
+ * `native` included, so that `HGETALL` shows how every order written since is paid.
+ *
  * @module
  */
-import type { OrderGrant, OrderRecord, OrderRefundRecord, OrderStatus } from '@scanauth/core'
+import type { OrderChannel, OrderGrant, OrderRecord, OrderRefundRecord, OrderStatus } from '@scanauth/core'
 import { malformed, num } from './codec'
 import { RedisStoreError } from './errors'
 
 const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['open', 'paid', 'closed', 'refunded'])
+const CHANNELS: ReadonlySet<string> = new Set<OrderChannel>(['native', 'jsapi'])
 
 /** The error for an order `saveOrder` cannot store faithfully; nothing is sent. */
 function invalid(outTradeNo: unknown, what: string): RedisStoreError {
@@ -59,9 +65,11 @@ export function encodeOrder(order: OrderRecord): string[] {
   // integer ≥ 0, i.e. every millisecond time up to the year 287396.
   if (!Number.isSafeInteger(order.createdAt) || order.createdAt < 0) throw invalid(no, 'createdAt must be a safe integer ≥ 0')
   if (!STATUSES.has(order.status)) throw invalid(no, `unknown status ${JSON.stringify(order.status)}`)
+  if (!CHANNELS.has(order.channel)) throw invalid(no, `unknown channel ${JSON.stringify(order.channel)}`)
   const pairs = [
     'version', number('version', order.version),
     'status', order.status,
+    'channel', order.channel,
     'userId', number('userId', order.userId),
     'planId', text('planId', order.planId),
     'description', text('description', order.description),
@@ -136,6 +144,9 @@ export function decodeOrder(outTradeNo: string, hash: Readonly<Record<string, st
   }
   const status = hash.status
   if (status === undefined || !STATUSES.has(status)) throw fail()
+  // Absent on an order stored before channels were recorded: those were all Native (see above).
+  const channel = hash.channel ?? 'native'
+  if (!CHANNELS.has(channel)) throw fail()
   return {
     outTradeNo,
     userId: number('userId'),
@@ -144,6 +155,7 @@ export function decodeOrder(outTradeNo: string, hash: Readonly<Record<string, st
     amountFen: number('amountFen'),
     grant: decodeGrant(text('grant'), fail),
     sceneStr: hash.sceneStr ?? null,
+    channel: channel as OrderChannel,
     status: status as OrderStatus,
     createdAt: number('createdAt'),
     expiresAt: number('expiresAt'),

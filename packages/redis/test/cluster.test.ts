@@ -106,7 +106,7 @@ describe('RedisStore on a Redis Cluster', () => {
         const at = Date.parse('2026-01-01T00:00:00.000Z')
         const base = {
           userId: 5, planId: 'month', description: '月卡', amountFen: 1500, grant: { type: 'time' as const, days: 30 },
-          status: 'open' as const, createdAt: at, expiresAt: at + 900_000, updatedAt: at, paidAt: null,
+          channel: 'jsapi' as const, status: 'open' as const, createdAt: at, expiresAt: at + 900_000, updatedAt: at, paidAt: null,
           transactionId: null, authorizationId: null, refundedFen: 0, refunds: [], version: 1,
         }
         const first = { ...base, outTradeNo: 'SA{other-tag}1', sceneStr: '{not-the-tag}:😀' }

@@ -251,7 +251,7 @@ describe('replies lost after Redis executed the command', () => {
     const at = clock.now()
     const order = {
       outTradeNo: 'SA00000000000000000000000001', userId: 1, planId: 'month', description: 'm', amountFen: 1500,
-      grant: { type: 'time' as const, days: 30 }, sceneStr: null, status: 'open' as const, createdAt: at,
+      grant: { type: 'time' as const, days: 30 }, sceneStr: null, channel: 'native' as const, status: 'open' as const, createdAt: at,
       expiresAt: at + 900_000, updatedAt: at, paidAt: null, transactionId: null, authorizationId: null,
       refundedFen: 0, refunds: [], version: 1,
     }

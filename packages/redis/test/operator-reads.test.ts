@@ -48,7 +48,7 @@ describe('RedisStore operator reads', () => {
       op: 'insert',
       order: {
         outTradeNo: 'SA00000000000000000000000001', userId, planId: 'month', description: 'm', amountFen: 1, grant: { type: 'points', points: 1 },
-        sceneStr: null, status: 'paid', createdAt: T0, expiresAt: T0 + 1, updatedAt: T0, paidAt: T0, transactionId: 'tx', authorizationId: 1,
+        sceneStr: null, channel: 'native', status: 'paid', createdAt: T0, expiresAt: T0 + 1, updatedAt: T0, paidAt: T0, transactionId: 'tx', authorizationId: 1,
         refundedFen: 0, refunds: [], version: 1,
       },
     })

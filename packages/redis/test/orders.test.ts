@@ -47,6 +47,7 @@ function order(outTradeNo: string, over: Partial<OrderRecord> = {}): OrderRecord
     amountFen: 1500,
     grant: { type: 'time', days: 30 },
     sceneStr: 'scene-1',
+    channel: 'native',
     status: 'open',
     createdAt: T0,
     expiresAt: T0 + 15 * MINUTE,
@@ -153,6 +154,7 @@ describe('RedisStore orders: keys and values', () => {
     expect(await client.hgetall(store.keys.order(tradeNo(1)))).toEqual({
       version: '1',
       status: 'open',
+      channel: 'native',
       userId: '7',
       planId: 'month',
       description: '月卡',
@@ -410,6 +412,8 @@ describe('RedisStore orders: refusals', () => {
       [{ amountFen: Number.NaN }, /amountFen must be a finite number/],
       [{ paidAt: Number.POSITIVE_INFINITY }, /paidAt must be a finite number/],
       [{ status: 'lost' as OrderRecord['status'] }, /unknown status/],
+      [{ channel: 'h5' as OrderRecord['channel'] }, /unknown channel "h5"/],
+      [{ channel: undefined as unknown as OrderRecord['channel'] }, /unknown channel/],
       [{ grant: { type: 'time' } as unknown as OrderRecord['grant'] }, /grant.days must be a finite number/],
       [{ refunds: [{ outRefundNo: 'R', refundId: 1 as unknown as string, amountFen: 1, at: T0 }] }, /refunds\[0\].refundId must be a string/],
     ]

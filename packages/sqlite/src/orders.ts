@@ -1,5 +1,5 @@
 /**
- * Orders on SQLite: the `scanauth_orders` table (migration 6), its row mapping, its prepared
+ * Orders on SQLite: the `scanauth_orders` table (migration 6; `channel` since migration 10), its row mapping, its prepared
  * statements, and the three order methods of the Store contract that `SqliteStore` hands to, and
  * the purge of closed orders (migration 8) that `SqliteStore.purgeExpired` runs in each batch.
  *
@@ -13,13 +13,18 @@
  * @module
  */
 import type Database from 'better-sqlite3'
-import type { OrderRecord } from '@scanauth/core'
+import type { OrderChannel, OrderRecord } from '@scanauth/core'
 import type { OpenOrderQuery, OrderWrite } from '@scanauth/core/store'
 import { SqliteStoreError } from './errors'
 
-/** Order columns, in the order of {@link OrderRow}. */
+/**
+ * Order columns, in the order of {@link OrderRow}. The column of migration 10 comes after
+ * `version`, as the table has it, so the positions of the others stay those of migration 6.
+ */
 export const ORDER_COLUMNS = `out_trade_no, user_id, plan_id, description, amount_fen, grant_type, grant_days, grant_points, scene_str,
-  status, created_at, expires_at, updated_at, paid_at, transaction_id, authorization_id, refunded_fen, refunds, version`
+  status, created_at, expires_at, updated_at, paid_at, transaction_id, authorization_id, refunded_fen, refunds, version, channel`
+
+const CHANNELS: ReadonlySet<string> = new Set<OrderChannel>(['native', 'jsapi'])
 
 /** An order row in raw mode (see `rows.ts` for why raw). */
 export type OrderRow = [
@@ -42,6 +47,7 @@ export type OrderRow = [
   refundedFen: number,
   refunds: string,
   version: number,
+  channel: OrderChannel,
 ]
 
 /** The record of an order row: the grant rebuilt from its columns, the refunds parsed from JSON. */
@@ -54,6 +60,7 @@ export function toOrder(r: OrderRow): OrderRecord {
     amountFen: r[4],
     grant: r[5] === 'time' ? { type: 'time', days: r[6] as number } : { type: 'points', points: r[7] as number },
     sceneStr: r[8],
+    channel: r[19],
     status: r[9],
     createdAt: r[10],
     expiresAt: r[11],
@@ -78,6 +85,7 @@ export interface OrderParams {
   grantDays: number | null
   grantPoints: number | null
   sceneStr: string | null
+  channel: string
   status: string
   createdAt: number
   expiresAt: number
@@ -101,6 +109,10 @@ export function orderParams(o: OrderRecord, expectedVersion: number): OrderParam
   if (grant.type !== 'time' && grant.type !== 'points') {
     throw new SqliteStoreError('invalid_change_set', `order ${o.outTradeNo} has a grant of unknown type ${String((grant as { type: unknown }).type)}`)
   }
+  // The column's CHECK would refuse it too, but as a constraint error that names no order.
+  if (!CHANNELS.has(o.channel)) {
+    throw new SqliteStoreError('invalid_change_set', `order ${o.outTradeNo} has a channel of unknown value ${JSON.stringify(o.channel)}`)
+  }
   const refunds = o.refunds.map((r) => ({ outRefundNo: r.outRefundNo, refundId: r.refundId, amountFen: r.amountFen, at: r.at }))
   return {
     outTradeNo: o.outTradeNo,
@@ -112,6 +124,7 @@ export function orderParams(o: OrderRecord, expectedVersion: number): OrderParam
     grantDays: grant.type === 'time' ? grant.days : null,
     grantPoints: grant.type === 'points' ? grant.points : null,
     sceneStr: o.sceneStr,
+    channel: o.channel,
     status: o.status,
     createdAt: o.createdAt,
     expiresAt: o.expiresAt,
@@ -192,7 +205,7 @@ export function prepareOrderStatements(db: Database.Database): OrderStatements {
     orderByTradeNo: db.prepare<[string], OrderRow>(`SELECT ${ORDER_COLUMNS} FROM scanauth_orders WHERE out_trade_no = ?`).raw(),
     insertOrder: db.prepare(`INSERT INTO scanauth_orders (${ORDER_COLUMNS})
       VALUES (@outTradeNo, @userId, @planId, @description, @amountFen, @grantType, @grantDays, @grantPoints, @sceneStr,
-        @status, @createdAt, @expiresAt, @updatedAt, @paidAt, @transactionId, @authorizationId, @refundedFen, @refunds, @version)
+        @status, @createdAt, @expiresAt, @updatedAt, @paidAt, @transactionId, @authorizationId, @refundedFen, @refunds, @version, @channel)
       ON CONFLICT (out_trade_no) DO NOTHING`),
     // Every column but the key is written: the order is stored exactly as given, and an order's
     // indexed columns (status above all) do change, so there is nothing to gain from the
@@ -202,7 +215,7 @@ export function prepareOrderStatements(db: Database.Database): OrderStatements {
       grant_type = @grantType, grant_days = @grantDays, grant_points = @grantPoints, scene_str = @sceneStr, status = @status,
       created_at = @createdAt, expires_at = @expiresAt, updated_at = @updatedAt, paid_at = @paidAt,
       transaction_id = @transactionId, authorization_id = @authorizationId, refunded_fen = @refundedFen,
-      refunds = @refunds, version = @version
+      refunds = @refunds, version = @version, channel = @channel
       WHERE out_trade_no = @outTradeNo AND version = @expectedVersion`),
     openOrders: db.prepare<[OpenOrdersParams], OrderRow>(openOrdersSql('scanauth_orders_open', '')).raw(),
     openOrdersOfUser: db.prepare<[OpenOrdersParams], OrderRow>(openOrdersSql('scanauth_orders_by_user', 'user_id = @userId AND ')).raw(),

@@ -282,6 +282,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX scanauth_orders_by_user_time ON scanauth_orders (user_id, created_at, out_trade_no);
     `,
   },
+  {
+    version: 10,
+    name: 'orders: payment channel',
+    // OrderRecord.channel (docs/behaviour.md B-phone-1): `native`, a code the device shows, or
+    // `jsapi`, WeChat's cashier on the phone. Every order stored before was a Native one, so the
+    // DEFAULT is what they read as. A plain ADD COLUMN, no rebuild as in migrations 3 and 7: no
+    // existing CHECK changes, and SQLite keeps a constant default in the schema, so no row is
+    // rewritten; the new column's CHECK is tested against the rows there
+    // (https://sqlite.org/lang_altertable.html#altertabaddcol), which all hold the default.
+    sql: `
+      ALTER TABLE scanauth_orders ADD COLUMN channel TEXT NOT NULL DEFAULT 'native' CHECK (channel IN ('native', 'jsapi'));
+    `,
+  },
 ]
 
 /** The schema version this release writes and reads. */

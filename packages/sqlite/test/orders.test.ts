@@ -3,8 +3,8 @@
 // write leaves (column types, the grant's two columns, the refunds' JSON), a refused write leaving
 // the row untouched, two connections racing one version, a version 5 file upgraded with its data,
 // and purgeExpired deleting the rows of closed orders past their payment deadline through the
-// partial index of migration 8 (docs/behaviour.md, B-order-purge) while every other row stays. The
-// statements' plans: query-plans.test.ts; the Store contract's order cases: testkit.
+// partial index of migration 8 (docs/behaviour.md, B-order-purge) while every other row stays, and
+// the channel column of migration 10 (a version 9 file's orders read as native). The statements' plans: query-plans.test.ts; the Store contract's order cases: testkit.
 import { describe, expect, it } from 'vitest'
 import { MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from '@scanauth/sqlite'
 import type { StoreSnapshot } from '@scanauth/testkit'
@@ -24,6 +24,7 @@ const order = (outTradeNo: string, over: Partial<OrderRecord> = {}): OrderRecord
   amountFen: 1500,
   grant: { type: 'time', days: 30 },
   sceneStr: 'scene-1',
+  channel: 'native',
   status: 'open',
   createdAt: T0,
   expiresAt: T0 + 900_000,
@@ -78,6 +79,7 @@ describe('orders', () => {
       amountFen: Number.MAX_SAFE_INTEGER,
       grant: { type: 'points', points: 100 },
       sceneStr: null,
+      channel: 'jsapi',
       status: 'refunded',
       paidAt: T0 + 1,
       transactionId: 'tx-1',
@@ -110,6 +112,7 @@ describe('orders', () => {
       refunded_fen: 600,
       refunds: '[{"outRefundNo":"R1","refundId":"rid-1","amountFen":100,"at":1767225600002},{"outRefundNo":"R2","refundId":"rid-2","amountFen":500,"at":1767225600003}]',
       version: 3,
+      channel: 'jsapi',
     })
     const types = fixture
       .rawDb({ readonly: true })
@@ -121,7 +124,7 @@ describe('orders', () => {
     // A time grant of half a day and an open order without refunds: '[]', never NULL.
     const open = order('SA00000000000000000000000002', { grant: { type: 'time', days: 0.5 } })
     await store.saveOrder({ op: 'insert', order: open })
-    expect(row(open.outTradeNo)).toMatchObject({ grant_type: 'time', grant_days: 0.5, grant_points: null, refunds: '[]', scene_str: 'scene-1', paid_at: null })
+    expect(row(open.outTradeNo)).toMatchObject({ grant_type: 'time', grant_days: 0.5, grant_points: null, refunds: '[]', scene_str: 'scene-1', paid_at: null, channel: 'native' })
     // Read back through the store exactly as given.
     expect(await store.loadOrder(paid.outTradeNo)).toStrictEqual(paid)
     expect(await store.loadOrder(open.outTradeNo)).toStrictEqual(open)
@@ -215,6 +218,43 @@ describe('orders', () => {
     expect(db.prepare(`SELECT name FROM sqlite_schema WHERE name = 'scanauth_orders_closed_by_expiry'`).pluck().get()).toBe('scanauth_orders_closed_by_expiry')
     expect(await upgraded.purgeExpired({ now: T0 + DAY })).toMatchObject({ orders: 1 })
     expect(db.prepare('SELECT out_trade_no FROM scanauth_orders').pluck().all()).toEqual(['SA00000000000000000000000002'])
+  })
+
+  it('upgrades a version 9 file to 10: the orders already there read as native, and keep it through an update', async () => {
+    // What the release with schema 9 wrote: an order row without a channel column.
+    const db = fixture.rawDb()
+    writeSchemaUpTo(db, 9)
+    db.prepare(`INSERT INTO scanauth_orders (out_trade_no, user_id, plan_id, description, amount_fen, grant_type, grant_days, grant_points,
+      scene_str, status, created_at, expires_at, updated_at, paid_at, transaction_id, authorization_id, refunded_fen, refunds, version)
+      VALUES ('SA00000000000000000000000001', 7, 'month', '月卡', 1500, 'time', 30, NULL, 'scene-1', 'open', ?, ?, ?, NULL, NULL, NULL, 0, '[]', 1)`)
+      .run(T0, T0 + 900_000, T0)
+    const columns = () => (db.prepare(`PRAGMA table_info(scanauth_orders)`).all() as Array<{ name: string }>).map((c) => c.name)
+    expect(columns()).not.toContain('channel')
+
+    const upgraded = fixture.openStore()
+    expect(db.prepare(`SELECT MAX(version) FROM ${VERSION_TABLE}`).pluck().get()).toBe(SCHEMA_VERSION)
+    expect(MIGRATIONS.find((m) => m.version === 10)?.name).toBe('orders: payment channel')
+    expect(columns()).toContain('channel')
+    const old = order('SA00000000000000000000000001')
+    expect(await upgraded.loadOrder(old.outTradeNo)).toStrictEqual(old)
+    expect(await upgraded.listOpenOrders({ limit: 10 })).toStrictEqual([old])
+    expect(await upgraded.listOrders({ limit: 10 })).toStrictEqual([old])
+    expect(row(old.outTradeNo)).toMatchObject({ channel: 'native' })
+    const paid = { ...old, status: 'paid' as const, paidAt: T0 + 1, version: 2 }
+    expect(await upgraded.saveOrder({ op: 'update', order: paid, expectedVersion: 1 })).toBe(true)
+    expect(await upgraded.loadOrder(old.outTradeNo)).toStrictEqual(paid)
+  })
+
+  it('refuses an order whose channel it does not know, writing nothing; the table refuses one too', async () => {
+    const store = fixture.openStore()
+    const odd = order('SA00000000000000000000000001', { channel: 'h5' as unknown as OrderRecord['channel'] })
+    await expect(store.saveOrder({ op: 'insert', order: odd })).rejects.toMatchObject({ code: 'invalid_change_set' })
+    expect(row(odd.outTradeNo)).toBeUndefined()
+    const good = order('SA00000000000000000000000002', { channel: 'jsapi' })
+    await store.saveOrder({ op: 'insert', order: good })
+    await expect(store.saveOrder({ op: 'update', order: { ...good, channel: 'h5' as unknown as OrderRecord['channel'], version: 2 }, expectedVersion: 1 })).rejects.toMatchObject({ code: 'invalid_change_set' })
+    expect(await store.loadOrder(good.outTradeNo)).toStrictEqual(good)
+    expect(() => fixture.rawDb().exec(`UPDATE scanauth_orders SET channel = 'h5'`)).toThrow(/CHECK constraint failed/)
   })
 
   it('refuses an order whose grant is of a type it does not know, writing nothing; the table refuses a grant of mixed columns', async () => {

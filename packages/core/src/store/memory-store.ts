@@ -144,6 +144,10 @@ export class MemoryStore implements Store {
       const id = scene.op === 'insert' ? (ids.sceneId = ++this.lastId.scene) : scene.scene.id
       const userId = scene.op === 'update' && scene.scene.userId !== null ? resolveUser(scene.scene.userId) : null
       const confirmation = scene.scene.confirmation === null ? null : { ...scene.scene.confirmation }
+      // A ticket names its scene only while the scene carries it: an update that clears or replaces
+      // the confirmation (core clears a phone-pay ticket, B-phone-2) takes the old digest out.
+      const previous = this.scenes.get(scene.scene.sceneStr)?.confirmation?.ticketHash
+      if (previous !== undefined && previous !== confirmation?.ticketHash) this.sceneStrByTicketHash.delete(previous)
       this.scenes.set(scene.scene.sceneStr, { ...scene.scene, id, userId, confirmation })
       if (confirmation !== null) this.sceneStrByTicketHash.set(confirmation.ticketHash, scene.scene.sceneStr)
       this.tellSceneChanged(scene.scene.sceneStr)

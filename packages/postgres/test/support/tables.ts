@@ -120,6 +120,8 @@ const READERS = {
       amountFen: r.amount_fen as number,
       grant: r.grant_type === 'time' ? { type: 'time', days: r.grant_days as number } : { type: 'points', points: r.grant_points as number },
       sceneStr: optionalText(r.scene_str),
+      // A schema not yet at version 6 has no channel column: its orders are Native ones.
+      channel: (r.channel ?? 'native') as Order['channel'],
       status: r.status as Order['status'],
       createdAt: r.created_at as number,
       expiresAt: r.expires_at as number,

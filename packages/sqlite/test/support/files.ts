@@ -105,6 +105,8 @@ export function dumpTables(db: Database.Database): StoreSnapshot {
       amountFen: num(r.amount_fen),
       grant: r.grant_type === 'time' ? { type: 'time' as const, days: num(r.grant_days) } : { type: 'points' as const, points: num(r.grant_points) },
       sceneStr: r.scene_str === null ? null : str(r.scene_str),
+      // A file not yet migrated to version 10 has no channel column: its orders are Native ones.
+      channel: (r.channel === undefined ? 'native' : str(r.channel)) as NonNullable<StoreSnapshot['orders']>[number]['channel'],
       status: str(r.status) as NonNullable<StoreSnapshot['orders']>[number]['status'],
       createdAt: num(r.created_at),
       expiresAt: num(r.expires_at),

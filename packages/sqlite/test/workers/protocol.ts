@@ -86,6 +86,7 @@ export function openOrder(outTradeNo: string, at: number, userId: number): Order
     amountFen: 1500,
     grant: { type: 'time', days: 30 },
     sceneStr: null,
+    channel: 'native',
     status: 'open',
     createdAt: at,
     expiresAt: at + 900_000,

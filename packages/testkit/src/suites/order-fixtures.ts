@@ -23,6 +23,7 @@ export function openOrderAt(outTradeNo: string, over: Partial<OrderRecord> = {})
     amountFen: 1500,
     grant: { type: 'time', days: 30 },
     sceneStr: 'scene-1',
+    channel: 'native',
     status: 'open',
     createdAt: T0,
     expiresAt: T0 + 15 * MINUTE,

@@ -42,6 +42,7 @@ function modelOrder(i: number): OrderRecord {
     amountFen: 1500,
     grant: { type: 'time', days: 30 },
     sceneStr: i % 2 === 0 ? `scene-${i}` : null,
+    channel: i % 3 === 0 ? 'jsapi' : 'native',
     status,
     createdAt,
     expiresAt: createdAt + 15 * MINUTE,

@@ -3,7 +3,8 @@
  * core are built on: an order round-trips exactly as written, an insert expects its `outTradeNo`
  * to be free and an update expects the stored version (both answer false and write nothing
  * otherwise, also when racing over several connections), `listOpenOrders` filters (AND), orders
- * and pages by `(createdAt, outTradeNo)` with an exclusive cursor. What `purgeExpired` does to
+ * and pages by `(createdAt, outTradeNo)` with an exclusive cursor, and an order's payment channel
+ * (`native` or `jsapi`) is kept through every read and update. What `purgeExpired` does to
  * orders (B-order-purge) is in `store-api-order-purge.ts`, registered here.
  *
  * Every scanauth store has the order methods, so a store without them fails here rather than
@@ -16,12 +17,12 @@ import { describe, expect, it } from 'vitest'
 import type { Store } from '@scanauth/core'
 import type { ContractContext } from '../context'
 import { MINUTE, openOrderAt, T0, tradeNo } from './order-fixtures'
+import { operatorRead } from './store-api-order-listing'
 import { storeOrderPurgeSuite } from './store-api-order-purge'
 
 type OrderRecord = NonNullable<Awaited<ReturnType<NonNullable<Store['loadOrder']>>>>
 type OrderWrite = Parameters<NonNullable<Store['saveOrder']>>[0]
 type OpenOrderQuery = Parameters<NonNullable<Store['listOpenOrders']>>[0]
-
 
 /** The three order methods of one store, bound to it. */
 interface OrderMethods {
@@ -326,6 +327,38 @@ export function storeOrderApiSuite(get: () => ContractContext): void {
       expect(await orders.load(tradeNo(3))).toStrictEqual(closed)
     })
 
+    it('keeps each order\'s channel (native, jsapi) through load, both listings and updates, stored as given', async () => {
+      const store = get().store
+      const orders = ordersOf(store)
+      const listOrders = operatorRead(store, 'listOrders')
+      // A phone payment (JSAPI: a session purchase, no scene) beside a Native one of the same user.
+      const jsapi = await insert(orders, openOrderAt(tradeNo('J'), { channel: 'jsapi', sceneStr: null, createdAt: T0 }))
+      const native = await insert(orders, openOrderAt(tradeNo('N'), { channel: 'native', createdAt: T0 + 1 }))
+      expect(await orders.load(jsapi.outTradeNo)).toStrictEqual(jsapi)
+      expect(await orders.load(native.outTradeNo)).toStrictEqual(native)
+      expect(await orders.list({ limit: 10 })).toStrictEqual([jsapi, native])
+      expect(await orders.list({ userId: 1, limit: 10 })).toStrictEqual([jsapi, native])
+      expect(await listOrders({ limit: 10 })).toStrictEqual([jsapi, native])
+      expect(await listOrders({ userId: 1, status: 'open', limit: 10 })).toStrictEqual([jsapi, native])
+
+      // An update that changes everything else keeps the channel it is given.
+      const paid = await update(orders, jsapi, { status: 'paid', paidAt: T0 + MINUTE, transactionId: 'tx-j', authorizationId: 5, updatedAt: T0 + MINUTE })
+      const closed = await update(orders, native, { status: 'closed', updatedAt: T0 + MINUTE })
+      expect(await orders.load(jsapi.outTradeNo)).toStrictEqual(paid)
+      expect(await orders.load(native.outTradeNo)).toStrictEqual(closed)
+      expect(await listOrders({ limit: 10 })).toStrictEqual([paid, closed])
+      expect(await listOrders({ status: 'paid', limit: 10 })).toStrictEqual([paid])
+      // The store has no rule of its own about it: an update is stored as given, channel included
+      // (core never changes one; that is core's rule, not the store's).
+      const swapped = await update(orders, closed, { channel: 'jsapi' })
+      const back = await update(orders, paid, { channel: 'native' })
+      expect(await orders.load(native.outTradeNo)).toStrictEqual(swapped)
+      expect(await orders.load(jsapi.outTradeNo)).toStrictEqual(back)
+      expect(await listOrders({ userId: 1, limit: 10 })).toStrictEqual([back, swapped])
+      // A refused update (stale version) changes nothing, channel included.
+      expect(await orders.save({ op: 'update', order: { ...swapped, channel: 'native', version: swapped.version + 1 }, expectedVersion: 1 })).toBe(false)
+      expect(await orders.load(native.outTradeNo)).toStrictEqual(swapped)
+    })
   })
 
   storeOrderPurgeSuite(get)

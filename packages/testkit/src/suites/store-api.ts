@@ -1,6 +1,7 @@
 /**
  * The Store methods themselves: what "absent" returns, ids, expectations and conflicts,
- * all-or-nothing commits, NEW_USER references, and which authorizations a load returns.
+ * all-or-nothing commits, NEW_USER references, which authorizations a load returns, and a
+ * confirmation on an authorized scene found by its ticket (`load({ confirmTicketHash })`).
  */
 import { describe, expect, it } from 'vitest'
 import { type SceneRecord } from '@scanauth/core'
@@ -151,6 +152,32 @@ export function storeApiSuite(get: () => ContractContext): void {
       // Any authorization loads by id, whatever its status.
       expect((await ctx.store.load({ authorizationId: tieA as number })).authorization).toMatchObject({ id: tieA, status: 'revoked', userId: ids.userId })
       expect((await ctx.store.load({ authorizationId: active as number })).authorization).toMatchObject({ id: active, status: 'exhausted' })
+    })
+
+    it('stores a confirmation on an authorized scene as written, finds it by its ticket, and forgets the ticket with the confirmation', async () => {
+      // Core keeps the phone-pay ticket of a scan that ended in need_purchase this way (docs/behaviour.md
+      // B-phone-2): the scene authorized for its user, the confirmation holding the ticket's digest.
+      const ctx = get()
+      const created = await commitOk(ctx, { scene: { op: 'insert', scene: scene(hex(1)) } })
+      const confirmation = { scannedBy: 'o-pay', scannedAt: T0 + 1_000, ticketHash: 'tH-1_pay', csrfHash: null }
+      const ids = await commitOk(ctx, {
+        scene: {
+          op: 'update',
+          scene: { ...scene(hex(1)), id: created.sceneId as number, status: 'authorized', userId: NEW_USER, authorizedAt: T0 + 1_000, confirmation, version: 2 },
+          expectedVersion: 1,
+        },
+        user: { op: 'insert', user: user('o-pay'), insertAuthorizations: [] },
+      })
+      const authorized: SceneRecord = {
+        ...scene(hex(1)), id: created.sceneId as number, status: 'authorized', userId: ids.userId as number, authorizedAt: T0 + 1_000, confirmation, version: 2,
+      }
+      expect((await ctx.store.load({ confirmTicketHash: confirmation.ticketHash })).scene).toStrictEqual(authorized)
+      expect((await ctx.store.load({ sceneStr: hex(1) })).scene).toStrictEqual(authorized)
+
+      const cleared = { ...authorized, confirmation: null, version: 3 }
+      await commitOk(ctx, { scene: { op: 'update', scene: cleared, expectedVersion: 2 } })
+      expect((await ctx.store.load({ confirmTicketHash: confirmation.ticketHash })).scene).toBeNull()
+      expect((await ctx.store.load({ sceneStr: hex(1) })).scene).toStrictEqual(cleared)
     })
 
     it('puts a pending authorization activated by an update out of the queue', async () => {
