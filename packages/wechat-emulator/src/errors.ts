@@ -27,7 +27,7 @@ export type WechatEmulatorErrorCode =
   | 'oauth_refused'
   /** A push was asked for, or was under way, when the emulator was closed. */
   | 'closed'
-  /** WeChat Pay: `pay({ outTradeNo })` or `pay({ codeUrl })` names an order (or code_url) the emulator never created. */
+  /** WeChat Pay: `pay({ outTradeNo })`, `pay({ codeUrl })` or `pay({ prepayId })` names an order (or code_url, prepay_id) the emulator never created. */
   | 'unknown_order'
   /** WeChat Pay: `pay` of an order that is already paid (SUCCESS or REFUND): the phone shows "already paid". */
   | 'order_paid'
@@ -37,6 +37,10 @@ export type WechatEmulatorErrorCode =
   | 'order_expired'
   /** WeChat Pay: `pay({ codeUrl })` with a code_url older than its 2-hour lifetime. */
   | 'code_url_expired'
+  /** WeChat Pay: `pay({ prepayId })` with a prepay_id older than its 2-hour lifetime. */
+  | 'prepay_id_expired'
+  /** WeChat Pay: `pay` of a JSAPI order as someone other than its `payer.openid` (WeChat's cashier is bound to that payer). */
+  | 'wrong_payer'
 
 /**
  * An error of the WeChat emulator.

@@ -26,13 +26,13 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
   })
 }
 
-/** Sends `body` with its length, never cached. */
-export function send(res: ServerResponse, status: number, contentType: string, body: string | Buffer): void {
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' })
+/** Sends `body` with its length, never cached; `headers` add to (or replace) those. */
+export function send(res: ServerResponse, status: number, contentType: string, body: string | Buffer, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers })
   res.end(body)
 }
 
 /** Sends `value` as JSON. */
-export function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value))
+export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value), headers)
 }

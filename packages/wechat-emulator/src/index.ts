@@ -9,10 +9,11 @@
  * (`connect/oauth2/authorize`, `sns/oauth2/access_token`) for confirm on the phone: the page shows the
  * account's replies with their links, and a link opens as the user who scanned.
  *
- * {@link startWechatPayEmulator} starts a separate server that plays WeChat Pay API v3 (Native
- * orders, query, close, refunds): it checks every request's signature, signs every answer, and
- * sends encrypted, signed payment and refund notifications with WeChat's retries. The two emulators
- * are independent: emulate either one while the other is real.
+ * {@link startWechatPayEmulator} starts a separate server that plays WeChat Pay API v3 (Native and
+ * JSAPI orders, query, close, refunds): it checks every request's signature, signs every answer, and
+ * sends encrypted, signed payment and refund notifications with WeChat's retries. It also serves a
+ * stand-in for WeChat's `WeixinJSBridge` (`jsapiBridgeUrl`), so a JSAPI page pays in any browser.
+ * The two emulators are independent: emulate either one while the other is real.
  *
  * @packageDocumentation
  */
@@ -47,6 +48,8 @@ export type {
 
 export { startWechatPayEmulator } from './pay/start'
 export { WECHAT_PAY_RETRY_SCHEDULE_SECONDS, WECHAT_PAY_COMPRESSED_RETRY_SCHEDULE_MS } from './pay/notify'
+export { defaultOpenidBelongs, FOREIGN_OPENID_PREFIX } from './pay/openids'
+export { JSAPI_BRIDGE_PATH } from './pay/bridge'
 export type {
   WechatPayEmulator,
   WechatPayEmulatorOptions,

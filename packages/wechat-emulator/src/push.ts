@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { deliveryDeadline } from './deadline'
 import { randomInt } from 'node:crypto'
 import { buildXml, computeSignature, decryptMessage, encryptMessage, parseXml, textField, type XmlObject } from '@scanauth/wechat'
 import { WechatEmulatorError } from './errors'
@@ -34,13 +35,14 @@ export async function deliverPush(url: string, fields: Record<string, string>, s
   while (attempts < settings.attempts) {
     attempts++
     if (settings.closed.aborted) throw new WechatEmulatorError('closed', 'the emulator is closed')
+    const deadline = deliveryDeadline(settings.timeoutMs, settings.closed)
     try {
       // The same request every time, as WeChat's retries are: the callback is expected to dedupe them.
       const response = await fetch(target, {
         method: 'POST',
         headers: { 'content-type': 'text/xml; charset=utf-8', 'user-agent': 'Mozilla/4.0 (scanauth WeChat emulator)' },
         body,
-        signal: AbortSignal.any([AbortSignal.timeout(settings.timeoutMs), settings.closed]),
+        signal: deadline.signal,
       })
       const text = await response.text()
       const { reply, replyError } = readAnswer(response.status, text, fields, settings)
@@ -48,6 +50,8 @@ export async function deliverPush(url: string, fields: Record<string, string>, s
     } catch (error) {
       if (settings.closed.aborted) throw new WechatEmulatorError('closed', 'the emulator is closed', { cause: error })
       // No answer (timeout, refused, reset): WeChat tries again, three deliveries in all.
+    } finally {
+      deadline.done()
     }
   }
   return { attempts, status: null, body: null, reply: null, replyError: `no answer within ${settings.timeoutMs} ms after ${attempts} deliveries`, event: fields }

@@ -152,3 +152,16 @@ export function nativeOrder(emulator: WechatPayEmulator, notifyUrl: string, extr
     ...extra,
   }
 }
+
+/** A valid JSAPI order body for `emulator`: a Native order's fields plus `payer.openid`. */
+export function jsapiOrder(emulator: WechatPayEmulator, notifyUrl: string, openid: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...nativeOrder(emulator, notifyUrl), payer: { openid }, ...extra }
+}
+
+/** The cashier's parameters as a merchant signs them (reference phone-pay-reminders-admin.md §1.3), written here from the rule. */
+export function cashierParameters(input: { appId: string; prepayId: string; privateKeyPem: string; timeStamp: string; nonceStr?: string }) {
+  const nonceStr = input.nonceStr ?? randomBytes(16).toString('hex')
+  const pkg = `prepay_id=${input.prepayId}`
+  const paySign = createSign('RSA-SHA256').update(joinLines([input.appId, input.timeStamp, nonceStr, pkg]), 'utf8').sign(createPrivateKey(input.privateKeyPem), 'base64')
+  return { appId: input.appId, timeStamp: input.timeStamp, nonceStr, package: pkg, signType: 'RSA', paySign }
+}

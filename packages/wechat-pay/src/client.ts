@@ -1,16 +1,18 @@
 /**
- * `createWechatPayClient`: the WeChat Pay API v3 calls scanauth needs (Native order, query, close,
- * refund, refund query) on `fetch` and `node:crypto`. Every argument is checked before anything is
- * signed; every 2xx answer is verified before it is believed.
+ * `createWechatPayClient`: the WeChat Pay API v3 calls scanauth needs (Native and JSAPI orders,
+ * query, close, refund, refund query) on `fetch` and `node:crypto`. Every argument is checked before
+ * anything is signed; every 2xx answer is verified before it is believed.
  *
  * @module
  */
 import type { KeyObject } from 'node:crypto'
+import type { JsapiPayParameters } from '@scanauth/core'
 import { WechatPayError } from './errors'
 import { exchange, type ExchangeContext, type FetchLike } from './http'
+import { jsapiPayParameters } from './jsapi'
 import { toMerchantPrivateKey, toVerificationKeySet, type VerificationKeys, type VerificationKeySet } from './keys'
 import type { WechatPayRefund, WechatPayTransaction } from './resources'
-import { checkFen, checkNotifyUrl, checkPattern, checkText, checkTime, formatBeijingTime, OUT_REFUND_NO_PATTERN, OUT_TRADE_NO_PATTERN } from './validate'
+import { checkFen, checkNotifyUrl, checkOpenid, checkPattern, checkText, checkTime, formatBeijingTime, OUT_REFUND_NO_PATTERN, OUT_TRADE_NO_PATTERN } from './validate'
 import { checkMaxSkew } from './verify'
 
 /** WeChat Pay's API host. */
@@ -61,6 +63,18 @@ export interface NativeOrderInput {
   attach?: string
 }
 
+/** Input of {@link WechatPayClient.createJsapiOrder}: a Native order's fields and who pays. */
+export interface JsapiOrderInput extends NativeOrderInput {
+  /** The payer's openid under the client's `appid` (`payer.openid`): 1–128 characters, no control characters. */
+  payerOpenid: string
+}
+
+/** What {@link WechatPayClient.createJsapiOrder} answers. */
+export interface JsapiOrderResult {
+  /** The order's `prepay_id`, valid for 2 hours; the cashier gets it as `package: 'prepay_id=…'`. */
+  prepayId: string
+}
+
 /** Input of {@link WechatPayClient.refund}. */
 export interface RefundInput {
   /** The paid order. */
@@ -91,6 +105,17 @@ export interface WechatPayClient {
   readonly appid: string
   /** Opens a Native order (re-entry with the same parameters answers a fresh code for the same order). */
   createNativeOrder(input: NativeOrderInput): Promise<NativeOrderResult>
+  /**
+   * Opens a JSAPI order for `payerOpenid` (`POST /v3/pay/transactions/jsapi`). Re-entry with the same
+   * parameters while the order is open answers its current `prepay_id`; other parameters on the same
+   * `outTradeNo` are refused by WeChat Pay (`OUT_TRADE_NO_USED`).
+   */
+  createJsapiOrder(input: JsapiOrderInput): Promise<JsapiOrderResult>
+  /**
+   * The cashier's parameters for `prepayId`, signed with the client's merchant key for its `appid`
+   * and stamped by its clock: {@link jsapiPayParameters} with what the client already holds.
+   */
+  signJsapiPayParameters(prepayId: string, options?: { timeStamp?: string; nonceStr?: string }): JsapiPayParameters
   /** The order as WeChat Pay knows it, or null when it knows none by that id (`ORDER_NOT_EXIST`). */
   queryOrder(outTradeNo: string): Promise<WechatPayTransaction | null>
   /** Closes an unpaid order: `closed`, or `paid` when WeChat Pay answers `ORDERPAID`. */
@@ -176,26 +201,44 @@ export function createWechatPayClient(options: WechatPayClientOptions): WechatPa
   const tradeNo = (value: unknown) => checkPattern('outTradeNo', value, OUT_TRADE_NO_PATTERN, '6–32 characters of [0-9A-Za-z_-*]')
   const refundNo = (value: unknown) => checkPattern('outRefundNo', value, OUT_REFUND_NO_PATTERN, '1–64 characters of [0-9A-Za-z_-|*@]')
   const mchidQuery = `mchid=${encodeURIComponent(mchid)}`
+  /** The body both order kinds share, in the documented field order. */
+  const orderBody = (input: NativeOrderInput): Record<string, unknown> => {
+    const body: Record<string, unknown> = {
+      appid,
+      mchid,
+      description: checkText('description', input.description, 127),
+      out_trade_no: tradeNo(input.outTradeNo),
+    }
+    if (input.expiresAt !== undefined) body.time_expire = formatBeijingTime(checkTime('expiresAt', input.expiresAt))
+    if (input.attach !== undefined) body.attach = checkText('attach', input.attach, 128)
+    body.notify_url = notifyUrl
+    body.amount = { total: checkFen('amountFen', input.amountFen), currency: 'CNY' }
+    return body
+  }
 
   return {
     mchid,
     appid,
 
     async createNativeOrder(input) {
-      const body: Record<string, unknown> = {
-        appid,
-        mchid,
-        description: checkText('description', input.description, 127),
-        out_trade_no: tradeNo(input.outTradeNo),
-      }
-      if (input.expiresAt !== undefined) body.time_expire = formatBeijingTime(checkTime('expiresAt', input.expiresAt))
-      if (input.attach !== undefined) body.attach = checkText('attach', input.attach, 128)
-      body.notify_url = notifyUrl
-      body.amount = { total: checkFen('amountFen', input.amountFen), currency: 'CNY' }
-      const { json } = await exchange(context, { method: 'POST', path: '/v3/pay/transactions/native', body })
+      const { json } = await exchange(context, { method: 'POST', path: '/v3/pay/transactions/native', body: orderBody(input) })
       const codeUrl = objectAnswer(json, 'native order').code_url
       if (typeof codeUrl !== 'string' || codeUrl === '') throw new WechatPayError('bad_response', 'WeChat Pay answered the Native order without a code_url')
       return { codeUrl }
+    },
+
+    async createJsapiOrder(input) {
+      // The payer goes last and is checked with the rest, before anything is signed.
+      const body = { ...orderBody(input), payer: { openid: checkOpenid('payerOpenid', input.payerOpenid) } }
+      const { json } = await exchange(context, { method: 'POST', path: '/v3/pay/transactions/jsapi', body })
+      const prepayId = objectAnswer(json, 'JSAPI order').prepay_id
+      if (typeof prepayId !== 'string' || prepayId === '') throw new WechatPayError('bad_response', 'WeChat Pay answered the JSAPI order without a prepay_id')
+      return { prepayId }
+    },
+
+    signJsapiPayParameters(prepayId, options = {}) {
+      const timeStamp = options.timeStamp ?? String(Math.floor(context.now() / 1000))
+      return jsapiPayParameters({ appId: appid, prepayId, privateKey: context.merchantPrivateKey, timeStamp, ...(options.nonceStr === undefined ? {} : { nonceStr: options.nonceStr }) })
     },
 
     async queryOrder(outTradeNo) {

@@ -1,8 +1,10 @@
 /**
  * `@scanauth/wechat-pay`: WeChat Pay API v3 for scanauth, on `fetch` and `node:crypto`.
  *
- * - {@link createWechatPayClient}: Native order, query, close, refund and refund query; requests
- *   signed `WECHATPAY2-SHA256-RSA2048`, every 2xx answer verified before it is believed.
+ * - {@link createWechatPayClient}: Native and JSAPI orders, query, close, refund and refund query;
+ *   requests signed `WECHATPAY2-SHA256-RSA2048`, every 2xx answer verified before it is believed.
+ * - {@link jsapiPayParameters}: the signed parameters of WeChat's cashier
+ *   (`WeixinJSBridge.invoke('getBrandWCPayRequest', …)`) for a JSAPI order.
  * - {@link createWechatPayProvider}: core's `PaymentProvider` on that client.
  * - {@link createWechatPayNotificationHandler} and {@link createWechatPayFetchHandler}: the
  *   `notify_url` endpoint, verified over the raw bytes, decrypted, applied through
@@ -23,8 +25,13 @@ export {
   type WechatPayClientOptions,
   type NativeOrderInput,
   type NativeOrderResult,
+  type JsapiOrderInput,
+  type JsapiOrderResult,
   type RefundInput,
 } from './client'
+export { jsapiPayParameters, jsapiPaySignMessage, type JsapiPayParametersInput, type JsapiSignedFields } from './jsapi'
+// The cashier's parameters are core's type (a provider answers them); re-exported for convenience.
+export type { JsapiPayParameters } from '@scanauth/core'
 export type { FetchLike } from './http'
 export { createWechatPayProvider } from './provider'
 export {

@@ -73,3 +73,16 @@ export function checkNotifyUrl(name: string, value: unknown): string {
   if (String(value).length > 255) throw new WechatPayError('invalid_options', `${name} is longer than WeChat Pay's 255 characters`)
   return String(value)
 }
+
+/**
+ * A payer's openid (`payer.openid`): 1–128 characters without control characters. WeChat's openids
+ * are 28 URL-safe characters; the looser rule only keeps out what can never be one (an empty value,
+ * a line feed pasted along), so an emulator's or a future format still passes.
+ */
+export function checkOpenid(name: string, value: unknown): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (typeof value !== 'string' || value.length === 0 || value.length > 128 || /[\u0000-\u001f\u007f-\u009f]/.test(value)) {
+    throw new WechatPayError('invalid_argument', `${name} must be 1–128 characters without control characters, got ${JSON.stringify(value) ?? String(value)}`)
+  }
+  return value
+}

@@ -96,6 +96,32 @@ describe('Native order', () => {
   })
 })
 
+describe('JSAPI order', () => {
+  it('sends the Native body plus payer.openid, signed, and answers the prepay_id; the cashier parameters use the client clock', async () => {
+    const outTradeNo = newNo()
+    const { prepayId } = await client.createJsapiOrder({ outTradeNo, description: 'scanauth 30-day pass', amountFen: 1990, expiresAt: Date.parse('2026-01-01T00:15:00Z'), payerOpenid: 'o_payer' })
+    expect(prepayId).toBe(`wx${outTradeNo}`)
+    const request = server.requests.at(-1)
+    expect(request).toMatchObject({ signatureValid: true, method: 'POST', url: '/v3/pay/transactions/jsapi' })
+    // Byte for byte: the Native body's fields in order, then the payer.
+    expect(request?.body.toString()).toBe(
+      JSON.stringify({
+        appid: APPID,
+        mchid: MCHID,
+        description: 'scanauth 30-day pass',
+        out_trade_no: outTradeNo,
+        time_expire: '2026-01-01T08:15:00+08:00',
+        notify_url: 'https://example.com/wxpay/notify',
+        amount: { total: 1990, currency: 'CNY' },
+        payer: { openid: 'o_payer' },
+      }),
+    )
+    const parameters = client.signJsapiPayParameters(prepayId)
+    expect(parameters).toMatchObject({ appId: APPID, timeStamp: String(clock.now() / 1000), package: `prepay_id=${prepayId}`, signType: 'RSA' })
+    expect(client.signJsapiPayParameters(prepayId, { timeStamp: '1414561699', nonceStr: 'N' })).toMatchObject({ timeStamp: '1414561699', nonceStr: 'N' })
+  })
+})
+
 describe('answers are verified before they are believed', () => {
   const order = () => client.createNativeOrder({ outTradeNo: newNo(), description: 'd', amountFen: 1 })
   const cases: [string, Parameters<PayServer['tamper']>[0], string][] = [

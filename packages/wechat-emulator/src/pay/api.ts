@@ -5,6 +5,7 @@
  * | endpoint | answers |
  * |---|---|
  * | `POST /v3/pay/transactions/native` | 200 `{code_url}`; 400 PARAM_ERROR / ORDER_CLOSED / INVALID_REQUEST; 403 OUT_TRADE_NO_USED / ORDERPAID |
+ * | `POST /v3/pay/transactions/jsapi` | 200 `{prepay_id}`; as Native, plus 400 APPID_MCHID_NOT_MATCH and PARAM_ERROR "appid和openid不匹配" |
  * | `GET /v3/pay/transactions/out-trade-no/{no}?mchid=` | 200 transaction; 404 ORDER_NOT_EXIST |
  * | `GET /v3/pay/transactions/id/{transaction_id}?mchid=` | 200 transaction; 404 ORDER_NOT_EXIST |
  * | `POST /v3/pay/transactions/out-trade-no/{no}/close` | 204; 403 ORDERPAID; 404 ORDER_NOT_EXIST |
@@ -16,7 +17,7 @@
 import { paramError, payError, type PayAnswer } from './answers'
 import type { OrderBook } from './orders'
 import type { RefundBook } from './refunds'
-import { jsonObject, validateNativeOrder, validateRefund } from './validate'
+import { jsonObject, validateJsapiOrder, validateNativeOrder, validateRefund } from './validate'
 
 /** What the endpoints work on. */
 export interface PayApiContext {
@@ -24,6 +25,8 @@ export interface PayApiContext {
   appid: string
   orders: OrderBook
   refunds: RefundBook
+  /** Whether an openid is a user of an appid (the `openidBelongs` option). */
+  openidBelongs(appid: string, openid: string): boolean
 }
 
 /** The request, as the endpoints see it. */
@@ -37,6 +40,7 @@ type Route = { method: string; pattern: RegExp; handle: (context: PayApiContext,
 
 const ROUTES: Route[] = [
   { method: 'POST', pattern: /^\/v3\/pay\/transactions\/native$/, handle: createNative },
+  { method: 'POST', pattern: /^\/v3\/pay\/transactions\/jsapi$/, handle: createJsapi },
   { method: 'GET', pattern: /^\/v3\/pay\/transactions\/out-trade-no\/([^/]+)$/, handle: queryByOutTradeNo },
   { method: 'GET', pattern: /^\/v3\/pay\/transactions\/id\/([^/]+)$/, handle: queryByTransactionId },
   { method: 'POST', pattern: /^\/v3\/pay\/transactions\/out-trade-no\/([^/]+)\/close$/, handle: closeOrder },
@@ -84,7 +88,25 @@ function createNative(context: PayApiContext, request: PayApiRequest): PayAnswer
   if ('status' in input) return input
   if (input.mchid !== context.mchid) return paramError('mchid', 'does not match the merchant that signed the request', input.mchid)
   if (input.appid !== context.appid) return paramError('appid', 'is not bound to this mchid', input.appid)
-  return context.orders.createNative(input)
+  return context.orders.create(input, 'NATIVE')
+}
+
+/**
+ * A JSAPI order: the Native checks of the body, then the two pairings WeChat checks for a payer
+ * (reference phone-pay-reminders-admin.md §1.2): the appid bound to the merchant, the openid a user
+ * of that appid. Their codes and messages are WeChat's own, which merchants search for.
+ */
+function createJsapi(context: PayApiContext, request: PayApiRequest): PayAnswer {
+  const body = jsonObject(request.body)
+  if (body === null) return notJson()
+  const input = validateJsapiOrder(body)
+  if ('status' in input) return input
+  if (input.mchid !== context.mchid) return paramError('mchid', 'does not match the merchant that signed the request', input.mchid)
+  if (input.appid !== context.appid) return payError(400, 'APPID_MCHID_NOT_MATCH', 'appid和mch_id不匹配')
+  if (!context.openidBelongs(input.appid, input.payerOpenid!)) {
+    return payError(400, 'PARAM_ERROR', 'appid和openid不匹配', { field: '#/properties/payer/properties/openid', value: input.payerOpenid, location: 'body' })
+  }
+  return context.orders.create(input, 'JSAPI')
 }
 
 function queryByOutTradeNo(context: PayApiContext, request: PayApiRequest, [outTradeNo]: string[]): PayAnswer {

@@ -113,6 +113,11 @@ export class MerchantKeys {
     return this.#keys.get(serial.toUpperCase())
   }
 
+  /** Every registered key: a cashier's `paySign` names no serial, so any of the merchant's keys may have made it. */
+  all(): KeyObject[] {
+    return [...this.#keys.values()]
+  }
+
   /** Generates a merchant key pair, registers its public half, and returns it for the test to sign with. */
   async generate(): Promise<WechatPayMerchantKey> {
     const { privateKey, publicKey } = await rsaPair()

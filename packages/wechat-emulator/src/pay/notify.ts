@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { deliveryDeadline } from '../deadline'
 import { randomInt } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { sealResource } from './aead'
@@ -171,6 +172,7 @@ export class Notifier {
     entry.attempts.push(record)
     const body = Buffer.from(entry.body, 'utf8')
     const timestamp = Math.floor(now() / 1000) + skew
+    const deadline = deliveryDeadline(timeoutMs, closed)
     try {
       const response = await fetch(entry.url, {
         method: 'POST',
@@ -182,7 +184,7 @@ export class Notifier {
           ...wechatpayHeaders(body, key, timestamp, { probe }),
         },
         body,
-        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), closed]),
+        signal: deadline.signal,
       })
       // The whole answer must arrive in time, not only its status line.
       await response.arrayBuffer()
@@ -192,6 +194,8 @@ export class Notifier {
     } catch (error) {
       record.error = closed.aborted ? 'the emulator closed' : error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `no answer: ${error instanceof Error ? error.message : String(error)}`
       return null
+    } finally {
+      deadline.done()
     }
   }
 }

@@ -1,34 +1,47 @@
 /**
  * The merchant's orders as WeChat Pay keeps them: creation with WeChat's re-entry rules, the
- * states NOTPAY → SUCCESS (→ REFUND) or CLOSED, `code_url`s that live two hours, and the
- * transaction object the query endpoints and notifications carry.
+ * states NOTPAY → SUCCESS (→ REFUND) or CLOSED, `code_url`s (Native) and `prepay_id`s (JSAPI) that
+ * live two hours, and the transaction object the query endpoints and notifications carry.
  *
  * Decision: past its `time_expire` an unpaid order still reads `NOTPAY` (as WeChat's does until it
  * is closed) but can no longer be paid, and a re-entry is refused; the app is expected to close it.
  *
+ * A re-entry differs by kind, as WeChat documents: a Native one answers a fresh `code_url` each time,
+ * a JSAPI one the order's current `prepay_id` (a new one only once the current one is 2 hours old).
+ * An `out_trade_no` keeps its kind: the same number on the other endpoint is "other parameters".
+ *
  * @module
  */
-import { randomInt } from 'node:crypto'
+import { randomBytes, randomInt } from 'node:crypto'
 import { WechatEmulatorError } from '../errors'
 import { randomAlphanumeric } from './aead'
 import { payError, type PayAnswer } from './answers'
 import { wechatTime } from './time'
 import type { WechatPayEmulatorOrder, WechatPayTradeState } from './types'
-import type { NativeOrderInput } from './validate'
+import type { OrderInput } from './validate'
 
 /** A `code_url` stays scannable this long, whatever the order's `time_expire` says. */
 export const CODE_URL_TTL_MS = 2 * 3600 * 1000
+/** A `prepay_id` lives as long (reference wechat-pay.md §9). */
+export const PREPAY_ID_TTL_MS = 2 * 3600 * 1000
+
+/** How an order is paid: a code another phone scans, or WeChat's cashier for a known payer. */
+export type TradeType = 'NATIVE' | 'JSAPI'
 
 /** An order and everything that happened to it. */
 export interface StoredOrder {
-  input: NativeOrderInput
-  /** The body with sorted keys: a re-entry must send the same parameters. */
+  input: OrderInput
+  tradeType: TradeType
+  /** The kind and the body with sorted keys: a re-entry must send the same parameters to the same endpoint. */
   canonical: string
   createdAt: number
   state: 'NOTPAY' | 'SUCCESS' | 'CLOSED'
   /** Every code_url answered, with when it was issued. */
   codeUrls: Map<string, number>
   latestCodeUrl: string
+  /** Every prepay_id answered (JSAPI), with when it was issued. */
+  prepayIds: Map<string, number>
+  latestPrepayId: string | null
   transactionId: string | null
   successAt: number | null
   payerOpenid: string | null
@@ -59,6 +72,7 @@ export function randomDigits(n: number): string {
 export class OrderBook {
   readonly #orders = new Map<string, StoredOrder>()
   readonly #byCodeUrl = new Map<string, StoredOrder>()
+  readonly #byPrepayId = new Map<string, StoredOrder>()
   readonly #byTransactionId = new Map<string, StoredOrder>()
   readonly #now: () => number
 
@@ -66,10 +80,13 @@ export class OrderBook {
     this.#now = now
   }
 
-  /** `POST /v3/pay/transactions/native` after the checks of the body, mchid and appid: a new order or a re-entry. */
-  createNative(input: NativeOrderInput): PayAnswer {
+  /**
+   * `POST /v3/pay/transactions/native` or `…/jsapi` after the checks of the body, mchid, appid (and
+   * payer): a new order or a re-entry. Answers `{code_url}` or `{prepay_id}`.
+   */
+  create(input: OrderInput, tradeType: TradeType): PayAnswer {
     const now = this.#now()
-    const canonical = canonicalJson(input.raw)
+    const canonical = `${tradeType} ${canonicalJson(input.raw)}`
     const existing = this.#orders.get(input.outTradeNo)
     if (existing !== undefined) {
       if (existing.state === 'SUCCESS') return payError(403, 'ORDERPAID', 'the order is already paid')
@@ -80,26 +97,39 @@ export class OrderBook {
       if (!this.#payableInTime(existing, now)) {
         return payError(400, 'INVALID_REQUEST', 'the order is past its time_expire; close it and use a new out_trade_no')
       }
-      // "参数重入": same parameters while open → a fresh code_url for the same order.
-      return { status: 200, body: { code_url: this.#issueCodeUrl(existing, now) } }
+      // "参数重入": same parameters while open → the same order's code (Native: a fresh code_url).
+      return { status: 200, body: this.#issueCode(existing, now) }
     }
     if (input.timeExpire !== null && input.timeExpire <= now) {
       return payError(400, 'PARAM_ERROR', 'time_expire must be in the future', { field: '#/properties/time_expire', value: input.raw.time_expire, location: 'body' })
     }
     const order: StoredOrder = {
       input,
+      tradeType,
       canonical,
       createdAt: now,
       state: 'NOTPAY',
       codeUrls: new Map(),
       latestCodeUrl: '',
+      prepayIds: new Map(),
+      latestPrepayId: null,
       transactionId: null,
       successAt: null,
       payerOpenid: null,
       refunded: 0,
     }
     this.#orders.set(input.outTradeNo, order)
-    return { status: 200, body: { code_url: this.#issueCodeUrl(order, now) } }
+    return { status: 200, body: this.#issueCode(order, now) }
+  }
+
+  /** A JSAPI order by one of its `prepay_id`s. */
+  byPrepayId(prepayId: string): StoredOrder | undefined {
+    return this.#byPrepayId.get(prepayId)
+  }
+
+  /** Whether the order can be paid now: NOTPAY and not past its `time_expire`. */
+  payable(order: StoredOrder): boolean {
+    return order.state === 'NOTPAY' && this.#payableInTime(order, this.#now())
   }
 
   /** An order by `out_trade_no`. */
@@ -122,21 +152,13 @@ export class OrderBook {
   }
 
   /**
-   * Pays an order (by `out_trade_no` or `code_url`) as `openid`. Throws a `WechatEmulatorError`
-   * naming why the phone would refuse.
+   * Pays an order (by `out_trade_no`, `code_url` or `prepay_id`) as `openid`: by default the JSAPI
+   * order's payer, else `defaultOpenid`. Throws a `WechatEmulatorError` naming why the phone would
+   * refuse; a JSAPI order is only ever paid by its payer (WeChat's cashier is bound to `payer.openid`).
    */
-  pay(target: { outTradeNo?: string | undefined; codeUrl?: string | undefined }, openid: string): StoredOrder {
+  pay(target: { outTradeNo?: string | undefined; codeUrl?: string | undefined; prepayId?: string | undefined }, openid: string | undefined, defaultOpenid: string): StoredOrder {
     const now = this.#now()
-    let order: StoredOrder | undefined
-    if (target.codeUrl !== undefined) {
-      order = this.#byCodeUrl.get(target.codeUrl)
-      if (order === undefined) throw new WechatEmulatorError('unknown_order', `pay: unknown code_url ${target.codeUrl}`)
-    } else if (target.outTradeNo !== undefined) {
-      order = this.#orders.get(target.outTradeNo)
-      if (order === undefined) throw new WechatEmulatorError('unknown_order', `pay: unknown out_trade_no ${target.outTradeNo}`)
-    } else {
-      throw new WechatEmulatorError('invalid_argument', 'pay: outTradeNo or codeUrl is required')
-    }
+    const order = this.#target(target)
     const no = order.input.outTradeNo
     if (order.state === 'SUCCESS') throw new WechatEmulatorError('order_paid', `pay: order ${no} is already paid`)
     if (order.state === 'CLOSED') throw new WechatEmulatorError('order_closed', `pay: order ${no} is closed`)
@@ -144,12 +166,34 @@ export class OrderBook {
     if (target.codeUrl !== undefined && now >= order.codeUrls.get(target.codeUrl)! + CODE_URL_TTL_MS) {
       throw new WechatEmulatorError('code_url_expired', 'pay: the code_url is older than 2 hours; the app must ask for a new one')
     }
+    if (target.prepayId !== undefined && now >= order.prepayIds.get(target.prepayId)! + PREPAY_ID_TTL_MS) {
+      throw new WechatEmulatorError('prepay_id_expired', 'pay: the prepay_id is older than 2 hours; the app must place the order again for a new one')
+    }
+    const payer = order.input.payerOpenid
+    if (payer !== null && openid !== undefined && openid !== payer) {
+      throw new WechatEmulatorError('wrong_payer', `pay: order ${no} is for payer ${payer}, not ${openid}`)
+    }
     order.state = 'SUCCESS'
     order.successAt = now
-    order.payerOpenid = openid
+    order.payerOpenid = payer ?? openid ?? defaultOpenid
     // 28 digits starting 4200, like WeChat's transaction ids.
     order.transactionId = `4200${randomDigits(24)}`
     this.#byTransactionId.set(order.transactionId, order)
+    return order
+  }
+
+  /** The order `pay` names, or `unknown_order` / `invalid_argument`. */
+  #target(target: { outTradeNo?: string | undefined; codeUrl?: string | undefined; prepayId?: string | undefined }): StoredOrder {
+    const [kind, value, order] =
+      target.codeUrl !== undefined
+        ? ['code_url', target.codeUrl, this.#byCodeUrl.get(target.codeUrl)]
+        : target.prepayId !== undefined
+          ? ['prepay_id', target.prepayId, this.#byPrepayId.get(target.prepayId)]
+          : target.outTradeNo !== undefined
+            ? ['out_trade_no', target.outTradeNo, this.#orders.get(target.outTradeNo)]
+            : [null, '', undefined]
+    if (kind === null) throw new WechatEmulatorError('invalid_argument', 'pay: outTradeNo, codeUrl or prepayId is required')
+    if (order === undefined) throw new WechatEmulatorError('unknown_order', `pay: unknown ${kind} ${value}`)
     return order
   }
 
@@ -167,7 +211,7 @@ export class OrderBook {
     if (order.transactionId !== null) {
       amount.payer_total = input.total
       out.transaction_id = order.transactionId
-      out.trade_type = 'NATIVE'
+      out.trade_type = order.tradeType
       out.bank_type = 'OTHERS'
       out.success_time = wechatTime(order.successAt!)
       out.payer = { openid: order.payerOpenid }
@@ -185,6 +229,7 @@ export class OrderBook {
     const now = this.#now()
     return [...this.#orders.values()].map((order) => ({
       outTradeNo: order.input.outTradeNo,
+      tradeType: order.tradeType,
       description: order.input.description,
       total: order.input.total,
       notifyUrl: order.input.notifyUrl,
@@ -193,6 +238,8 @@ export class OrderBook {
       expiresAt: order.input.timeExpire,
       codeUrl: order.latestCodeUrl,
       codeUrls: [...order.codeUrls.keys()],
+      prepayId: order.latestPrepayId,
+      payer: order.input.payerOpenid ?? order.payerOpenid,
       createdAt: order.createdAt,
       transactionId: order.transactionId,
       refunded: order.refunded,
@@ -204,11 +251,22 @@ export class OrderBook {
     return order.input.timeExpire === null || now < order.input.timeExpire
   }
 
-  #issueCodeUrl(order: StoredOrder, now: number): string {
+  /** What an order's creation or re-entry answers: a fresh `code_url`, or the current (or, once that is 2 hours old, a new) `prepay_id`. */
+  #issueCode(order: StoredOrder, now: number): { code_url: string } | { prepay_id: string } {
+    if (order.tradeType === 'JSAPI') {
+      const current = order.latestPrepayId
+      if (current !== null && now < order.prepayIds.get(current)! + PREPAY_ID_TTL_MS) return { prepay_id: current }
+      // WeChat's shape: wx, the Beijing time to the second, then random hex (36 characters in all).
+      const prepayId = `wx${wechatTime(now).replace(/\D/g, '').slice(0, 14)}${randomBytes(11).toString('hex')}`
+      order.prepayIds.set(prepayId, now)
+      order.latestPrepayId = prepayId
+      this.#byPrepayId.set(prepayId, order)
+      return { prepay_id: prepayId }
+    }
     const codeUrl = `weixin://wxpay/bizpayurl?pr=${randomAlphanumeric(9)}`
     order.codeUrls.set(codeUrl, now)
     order.latestCodeUrl = codeUrl
     this.#byCodeUrl.set(codeUrl, order)
-    return codeUrl
+    return { code_url: codeUrl }
   }
 }

@@ -2,7 +2,8 @@
  * The WeChat Pay emulator's HTML page: the orders that can be paid, each with a "Pay" button (the
  * emulated phone confirming the payment), and the notifications sent with their deliveries. A click
  * posts to `POST /emulator/pay`, exactly what `emulator.pay()` does; the lists come from
- * `GET /emulator/orders` and `GET /emulator/notifications`, refreshed every two seconds.
+ * `GET /emulator/orders` and `GET /emulator/notifications`, refreshed every two seconds. A JSAPI
+ * order is paid as its own payer (the openid field is for Native orders, which anyone may pay).
  *
  * All data is fetched as JSON and written with `textContent`, so nothing from an order is ever
  * parsed as HTML.
@@ -67,10 +68,10 @@ export function payPage(options: { mchid: string; payerOpenid: string; codeUrl?:
     problem.hidden = false
   }
 
-  async function pay(outTradeNo) {
+  async function pay(order) {
     try {
       const res = await fetch('/emulator/pay', { method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ out_trade_no: outTradeNo, openid: openid.value }) })
+        body: JSON.stringify({ out_trade_no: order.outTradeNo, openid: order.tradeType === 'JSAPI' ? undefined : openid.value }) })
       const out = await res.json()
       if (!res.ok) return fail('Payment refused: ' + (out.detail || res.status))
       problem.hidden = true
@@ -98,9 +99,10 @@ export function payPage(options: { mchid: string; payerOpenid: string; codeUrl?:
     for (const o of open) {
       const box = document.createElement('div'); box.className = 'order'
       box.append(div('¥' + (o.total / 100).toFixed(2), 'price'), div(o.description), div(o.outTradeNo, 'muted'))
+      if (o.tradeType === 'JSAPI') box.append(div('JSAPI, payer ' + o.payer, 'muted'))
       if (o.payable) {
         const button = document.createElement('button'); button.textContent = 'Pay'
-        button.addEventListener('click', () => pay(o.outTradeNo))
+        button.addEventListener('click', () => pay(o))
         box.append(button)
       } else box.append(div(o.tradeState === 'NOTPAY' ? 'expired' : o.tradeState))
       orders.append(box)

@@ -1,7 +1,8 @@
 /**
  * The WeChat Pay emulator's HTTP server, separate from the Official Account's: the signed `/v3/…`
- * API (every request's signature checked, every answer signed), the page where a person pays, and
- * the unsigned JSON endpoints behind the page and for tests (`/emulator/…`).
+ * API (every request's signature checked, every answer signed), the page where a person pays, the
+ * JSAPI cashier's stand-in (`jsapi-http.ts`), and the unsigned JSON endpoints behind the page and for
+ * tests (`/emulator/…`).
  *
  * @module
  */
@@ -12,6 +13,7 @@ import { WechatEmulatorError } from '../errors'
 import { errorCode, payError, type PayAnswer } from './answers'
 import { answerPayApi, type PayApiContext } from './api'
 import type { MerchantKeys, PlatformKey, PlatformKeys } from './keys'
+import { isJsapiPath, serveJsapi } from './jsapi-http'
 import { payPage } from './page'
 import { signatureNonce, wechatpayHeaders } from './signature'
 import type { WechatPayEmulatorNotification, WechatPayEmulatorOrder, WechatPayEmulatorRefund, WechatPayEmulatorRequest, WechatPayKnobs } from './types'
@@ -32,7 +34,7 @@ export interface PayServerDeps {
   refunds(): WechatPayEmulatorRefund[]
   notifications(): WechatPayEmulatorNotification[]
   /** Pays as the phone would (the page's button); throws a WechatEmulatorError to refuse. */
-  pay(input: { outTradeNo?: string; codeUrl?: string; openid?: string }): Promise<Record<string, unknown>>
+  pay(input: { outTradeNo?: string; codeUrl?: string; prepayId?: string; openid?: string }): Promise<Record<string, unknown>>
   /** Applies a knob change; throws a WechatEmulatorError for a bad one. */
   setKnobs(change: unknown): WechatPayKnobs
   rotate(retireOld: boolean): Promise<string>
@@ -48,6 +50,7 @@ async function serve(deps: PayServerDeps, req: IncomingMessage, res: ServerRespo
   const url = new URL(target, 'http://emulator.invalid')
   const method = (req.method ?? 'GET').toUpperCase()
   if (url.pathname.startsWith('/v3/')) return serveApi(deps, method, target, url, req, res)
+  if (isJsapiPath(url.pathname)) return serveJsapi(deps, method, url.pathname, req, res)
 
   if (method === 'GET' && (url.pathname === '/' || url.pathname === '/pay')) {
     const page = payPage({ mchid: deps.api.mchid, payerOpenid: deps.payerOpenid, codeUrl: url.pathname === '/pay' ? (url.searchParams.get('code_url') ?? '') : undefined })
@@ -70,7 +73,8 @@ async function serve(deps: PayServerDeps, req: IncomingMessage, res: ServerRespo
     try {
       if (url.pathname === '/emulator/pay') {
         const str = (name: string) => (typeof input[name] === 'string' && input[name] !== '' ? (input[name] as string) : undefined)
-        const transaction = await deps.pay({ outTradeNo: str('out_trade_no'), codeUrl: str('code_url'), openid: str('openid') ?? deps.payerOpenid })
+        // Without an openid, pay() takes a JSAPI order's payer, else the payerOpenid option.
+        const transaction = await deps.pay({ outTradeNo: str('out_trade_no'), codeUrl: str('code_url'), prepayId: str('prepay_id'), openid: str('openid') })
         return sendJson(res, 200, transaction)
       }
       if (url.pathname === '/emulator/knobs') return sendJson(res, 200, deps.setKnobs(input))

@@ -1,7 +1,7 @@
 /**
- * `startWechatPayEmulator`: a local WeChat Pay API v3 (direct merchant, Native payments and
- * refunds), independent of the Official Account emulator, so an app can emulate either one while
- * the other is real.
+ * `startWechatPayEmulator`: a local WeChat Pay API v3 (direct merchant, Native and JSAPI payments
+ * and refunds, and a stand-in for WeChat's JSAPI cashier), independent of the Official Account
+ * emulator, so an app can emulate either one while the other is real.
  *
  * @module
  */
@@ -11,7 +11,9 @@ import { isApiV3Key, randomAlphanumeric } from './aead'
 import { BackgroundWork } from './background'
 import { MerchantKeys, PlatformKeys } from './keys'
 import { applyKnobs, DEFAULT_KNOBS } from './knobs'
+import { JSAPI_BRIDGE_PATH } from './bridge'
 import { Notifier, WECHAT_PAY_COMPRESSED_RETRY_SCHEDULE_MS } from './notify'
+import { defaultOpenidBelongs } from './openids'
 import { OrderBook } from './orders'
 import { RefundBook } from './refunds'
 import { listenPay } from './server'
@@ -29,6 +31,8 @@ function checkOptions(options: WechatPayEmulatorOptions): void {
   }
   if (options.apiV3Key !== undefined && !isApiV3Key(options.apiV3Key)) fail('apiV3Key must be 32 ASCII characters')
   if (options.mode !== undefined && options.mode !== 'public-key' && options.mode !== 'certificate') fail("mode must be 'public-key' or 'certificate'")
+  if (options.openidBelongs !== undefined && typeof options.openidBelongs !== 'function') fail('openidBelongs must be a function (appid, openid) => boolean')
+  if (options.payerOpenid !== undefined && (typeof options.payerOpenid !== 'string' || options.payerOpenid === '')) fail('payerOpenid must be a non-empty string')
   const schedule = options.retrySchedule
   if (schedule !== undefined && !(Array.isArray(schedule) && schedule.every((ms) => Number.isFinite(ms) && ms >= 0))) {
     fail('retrySchedule must be an array of delays in milliseconds (numbers ≥ 0)')
@@ -99,9 +103,9 @@ export async function startWechatPayEmulator(options: WechatPayEmulatorOptions):
   const pay: WechatPayEmulator['pay'] = async (input) => {
     if (closing.signal.aborted) throw new WechatEmulatorError('closed', 'pay: the emulator is closed')
     if (typeof input !== 'object' || input === null) throw new WechatEmulatorError('invalid_argument', 'pay: an input { outTradeNo } or { codeUrl } is required')
-    const openid = input.openid ?? payerOpenid
-    if (typeof openid !== 'string' || openid === '') throw new WechatEmulatorError('invalid_argument', 'pay: openid must be a non-empty string')
-    const order = orders.pay({ outTradeNo: input.outTradeNo, codeUrl: input.codeUrl }, openid)
+    const { openid } = input
+    if (openid !== undefined && (typeof openid !== 'string' || openid === '')) throw new WechatEmulatorError('invalid_argument', 'pay: openid must be a non-empty string')
+    const order = orders.pay({ outTradeNo: input.outTradeNo, codeUrl: input.codeUrl, prepayId: input.prepayId }, openid, payerOpenid)
     const transaction = orders.transaction(order)
     notifier.send({
       eventType: 'TRANSACTION.SUCCESS',
@@ -121,7 +125,7 @@ export async function startWechatPayEmulator(options: WechatPayEmulatorOptions):
 
   const { server, url } = await listenPay(
     {
-      api: { mchid, appid, orders, refunds },
+      api: { mchid, appid, orders, refunds, openidBelongs: options.openidBelongs ?? defaultOpenidBelongs },
       merchantKeys,
       platformKeys,
       toleranceSeconds: options.clockToleranceSeconds ?? 300,
@@ -142,6 +146,7 @@ export async function startWechatPayEmulator(options: WechatPayEmulatorOptions):
 
   return {
     url,
+    jsapiBridgeUrl: `${url}${JSAPI_BRIDGE_PATH}`,
     mchid,
     appid,
     apiV3Key,

@@ -62,8 +62,19 @@ export interface WechatPayEmulatorOptions {
   generateMerchantKey?: boolean
   /** How answers and notifications name the platform key. Default `public-key`. */
   mode?: WechatPayKeyMode
-  /** The payer's openid for `pay` and the page unless given. Default `o_emulator_payer`. */
+  /**
+   * The payer's openid for `pay` of a Native order and the page unless given, and the viewer of the
+   * JSAPI cashier (`POST /emulator/jsapi/pay`) when the request carries no `wxemu_openid` cookie.
+   * Default `o_emulator_payer`.
+   */
   payerOpenid?: string
+  /**
+   * Whether `openid` is a user of `appid` (WeChat's openids are per app). A JSAPI order whose
+   * `payer.openid` does not belong to its appid is refused with 400 `PARAM_ERROR` "appid和openid不匹配".
+   * Default `defaultOpenidBelongs` (exported): every non-empty openid belongs, except those starting with
+   * `other-app:` (the emulator knows no real users, so a test names a stranger's openid that way).
+   */
+  openidBelongs?: (appid: string, openid: string) => boolean
   /**
    * Delays in milliseconds before each retry of a notification that was not accepted. Default
    * `WECHAT_PAY_COMPRESSED_RETRY_SCHEDULE_MS`: WeChat's 15s/15s/30s/3m/10m/20m/30m/30m/30m/60m/3h/3h/3h/6h/6h
@@ -96,13 +107,18 @@ export interface WechatPayMerchantKey {
   publicKeyPem: string
 }
 
-/** Input of `pay`: which order (by `out_trade_no` or by one of its `code_url`s) and who pays. */
+/** Input of `pay`: which order (by `out_trade_no`, one of its `code_url`s or `prepay_id`s) and who pays. */
 export interface WechatPayPayInput {
   /** The order's `out_trade_no`. */
   outTradeNo?: string
-  /** A `code_url` the emulator answered for the order (what the device's QR shows). */
+  /** A `code_url` the emulator answered for a Native order (what the device's QR shows). */
   codeUrl?: string
-  /** The payer's openid. Default the `payerOpenid` option. */
+  /** A `prepay_id` the emulator answered for a JSAPI order. */
+  prepayId?: string
+  /**
+   * The payer's openid. Default: a JSAPI order's `payer.openid`, else the `payerOpenid` option. A JSAPI
+   * order paid as anyone else is refused (`wrong_payer`).
+   */
   openid?: string
 }
 
@@ -110,6 +126,8 @@ export interface WechatPayPayInput {
 export interface WechatPayEmulatorOrder {
   /** `out_trade_no`. */
   outTradeNo: string
+  /** `trade_type`: `NATIVE` (opened at `…/native`) or `JSAPI` (opened at `…/jsapi`). */
+  tradeType: 'NATIVE' | 'JSAPI'
   /** `description`. */
   description: string
   /** `amount.total` in fen. */
@@ -122,10 +140,14 @@ export interface WechatPayEmulatorOrder {
   payable: boolean
   /** `time_expire` as epoch milliseconds, or null. */
   expiresAt: number | null
-  /** The newest `code_url`. */
+  /** The newest `code_url` (`''` for a JSAPI order). */
   codeUrl: string
-  /** Every `code_url` answered for the order (a re-entry adds one), oldest first. */
+  /** Every `code_url` answered for the order (a re-entry adds one), oldest first; empty for JSAPI. */
   codeUrls: string[]
+  /** The current `prepay_id` of a JSAPI order; null for a Native one. */
+  prepayId: string | null
+  /** A JSAPI order's `payer.openid`, or who paid a Native order; null for an unpaid Native order. */
+  payer: string | null
   /** Epoch milliseconds of creation. */
   createdAt: number
   /** `transaction_id`, once paid. */
@@ -207,6 +229,12 @@ export interface WechatPayEmulatorRequest {
 export interface WechatPayEmulator {
   /** Base URL, e.g. `http://127.0.0.1:53012`: use it instead of `https://api.mch.weixin.qq.com`. */
   readonly url: string
+  /**
+   * `${url}/emulator/jsapi-bridge.js`: a stand-in for WeChat's `WeixinJSBridge`. A page opened
+   * outside WeChat loads it with a `<script src>` to get `getBrandWCPayRequest` (a cashier overlay
+   * whose **Pay** pays the order through the emulator); inside real WeChat it does nothing.
+   */
+  readonly jsapiBridgeUrl: string
   /** The merchant id. */
   readonly mchid: string
   /** The AppID bound to the merchant. */
@@ -254,7 +282,8 @@ export interface WechatPayEmulator {
    * Pays an order as the emulated phone would: it becomes SUCCESS and a `TRANSACTION.SUCCESS`
    * notification goes to its `notify_url` (in the background; see `notifications()` and `settled()`).
    * Resolves with the transaction object. Rejects with a `WechatEmulatorError`: `unknown_order`,
-   * `order_paid`, `order_closed`, `order_expired`, `code_url_expired`, `invalid_argument` or `closed`.
+   * `order_paid`, `order_closed`, `order_expired`, `code_url_expired`, `prepay_id_expired`,
+   * `wrong_payer`, `invalid_argument` or `closed`.
    */
   pay(input: WechatPayPayInput): Promise<Record<string, unknown>>
   /** Every order, oldest first. */

@@ -1,15 +1,15 @@
 /**
- * The checks WeChat Pay makes of request bodies before any business rule: a Native order
- * (`POST /v3/pay/transactions/native`) and a refund (`POST /v3/refund/domestic/refunds`). Each
- * answers the first problem as a 400 `PARAM_ERROR` naming the field, as WeChat's schema check does.
+ * The checks WeChat Pay makes of request bodies before any business rule: a Native or JSAPI order
+ * (`POST /v3/pay/transactions/native`, `…/jsapi`) and a refund (`POST /v3/refund/domestic/refunds`).
+ * Each answers the first problem as a 400 `PARAM_ERROR` naming the field, as WeChat's schema check does.
  *
  * @module
  */
 import { paramError, type PayAnswer } from './answers'
 import { parseRfc3339 } from './time'
 
-/** A Native order body that passed the checks. */
-export interface NativeOrderInput {
+/** A Native or JSAPI order body that passed the checks. */
+export interface OrderInput {
   appid: string
   mchid: string
   description: string
@@ -18,6 +18,8 @@ export interface NativeOrderInput {
   attach: string | null
   notifyUrl: string
   total: number
+  /** `payer.openid` of a JSAPI order; null for a Native one (which has no payer until it is paid). */
+  payerOpenid: string | null
   /** The body as received, for the "same parameters" comparison of a re-entry. */
   raw: Record<string, unknown>
 }
@@ -99,7 +101,7 @@ function amountField(body: Record<string, unknown>, field: string): number | Pay
 const isAnswer = (value: unknown): value is PayAnswer => typeof value === 'object' && value !== null && 'status' in value
 
 /** Checks a Native order body. */
-export function validateNativeOrder(body: Record<string, unknown>): NativeOrderInput | PayAnswer {
+export function validateNativeOrder(body: Record<string, unknown>): OrderInput | PayAnswer {
   const appid = requiredString(body, 'appid', 32)
   if (isAnswer(appid)) return appid
   const mchid = requiredString(body, 'mchid', 32)
@@ -124,7 +126,20 @@ export function validateNativeOrder(body: Record<string, unknown>): NativeOrderI
   if (problem !== null) return paramError('notify_url', problem, notifyUrl)
   const total = amountField(body, 'total')
   if (isAnswer(total)) return total
-  return { appid, mchid, description, outTradeNo, timeExpire, attach, notifyUrl, total, raw: body }
+  return { appid, mchid, description, outTradeNo, timeExpire, attach, notifyUrl, total, payerOpenid: null, raw: body }
+}
+
+/** Checks a JSAPI order body: a Native order's fields, then the required `payer.openid` (string(128)). */
+export function validateJsapiOrder(body: Record<string, unknown>): OrderInput | PayAnswer {
+  const input = validateNativeOrder(body)
+  if (isAnswer(input)) return input
+  const payer = body.payer
+  if (payer === undefined || payer === null) return paramError('payer', 'is required')
+  if (typeof payer !== 'object' || Array.isArray(payer)) return paramError('payer', 'must be an object', payer)
+  const openid = requiredString(payer as Record<string, unknown>, 'openid', 128)
+  // requiredString names the field as it sees it; WeChat's pointer is into payer.
+  if (isAnswer(openid)) return paramError('payer.openid', (openid.body as { detail: { issue: string } }).detail.issue, (payer as Record<string, unknown>).openid)
+  return { ...input, payerOpenid: openid }
 }
 
 /** Checks a refund body. */

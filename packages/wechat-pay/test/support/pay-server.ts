@@ -67,6 +67,11 @@ export async function startPayServer(now: () => number): Promise<PayServer> {
       orders.set(no, { appid: json.appid, mchid: json.mchid, out_trade_no: no, trade_state: 'NOTPAY', trade_state_desc: '订单未支付', amount: { total: (json.amount as { total: number }).total, payer_currency: 'CNY' }, request: json })
       return { status: 200, body: { code_url: `weixin://wxpay/bizpayurl?pr=${no}` } }
     }
+    if (method === 'POST' && path === '/v3/pay/transactions/jsapi') {
+      const no = String(json.out_trade_no)
+      orders.set(no, { appid: json.appid, mchid: json.mchid, out_trade_no: no, trade_state: 'NOTPAY', trade_state_desc: '订单未支付', amount: { total: (json.amount as { total: number }).total, payer_currency: 'CNY' }, request: json })
+      return { status: 200, body: { prepay_id: `wx${no}` } }
+    }
     let match = /^\/v3\/pay\/transactions\/out-trade-no\/([^/]+)$/.exec(path)
     if (method === 'GET' && match?.[1]) {
       const order = orders.get(decodeURIComponent(match[1]))
