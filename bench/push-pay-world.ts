@@ -1,7 +1,8 @@
 /**
- * The outside world of the pay-code latency rows (`bench/push-pay.ts`), in a child process of its
- * own: the WeChat Pay emulator (`startWechatPayEmulator`, which signs and delivers notifications
- * as WeChat Pay does) and the device, which waits on the app's event stream over a real socket.
+ * The outside world of the paid → device latency rows (`bench/push-pay.ts`, Native and JSAPI), in a
+ * child process of its own: the WeChat Pay emulator (`startWechatPayEmulator`, which signs and
+ * delivers notifications as WeChat Pay does, and pays a JSAPI order as its payer) and the device,
+ * which waits on the app's event stream over a real socket.
  * Both stamps of a sample are taken here, just before `pay()` and when the `authorized` event
  * arrives, so the time needs no clock shared between processes. The app under test runs in the
  * parent, on a core of its own as far as two cores allow.
@@ -9,7 +10,8 @@
  * Messages: it sends {@link PayWorldReady} once the emulator listens; `{ type: 'sample', port,
  * sceneStr, outTradeNo }` opens the stream of the scene, checks that its first event says
  * `need_purchase`, waits a moment (a payer takes seconds to pay; the app's wait is then in place),
- * pays the order and answers {@link PaySampled}; `{ type: 'close' }` closes the emulator and exits.
+ * pays the order, whichever endpoint opened it, and answers {@link PaySampled}; `{ type: 'close' }`
+ * closes the emulator and exits.
  *
  * @module
  */
@@ -36,6 +38,8 @@ export interface PaySampled {
   /** The first event's status (must be `need_purchase`) and the last one's (must be `authorized`). */
   first: string
   last: string
+  /** The paid transaction's `trade_type` (`NATIVE` or `JSAPI`): which endpoint opened the order. */
+  tradeType: string
 }
 
 /** The longest a sample may take before it counts as lost (the notification was refused, say). */
@@ -104,13 +108,19 @@ async function main(): Promise<void> {
     const stream = await openStream(message.port as number, message.sceneStr as string)
     await sleep(3 + Math.random() * 25)
     const start = process.hrtime.bigint()
-    await emulator.pay({ outTradeNo: message.outTradeNo as string })
+    const transaction = await emulator.pay({ outTradeNo: message.outTradeNo as string })
     const timeout = new AbortController()
     const end = await Promise.race([stream.changed, sleep(SAMPLE_TIMEOUT_MS, null, { signal: timeout.signal }).catch(() => null)])
     timeout.abort()
     const seen = stream.seen()
     stream.response.destroy()
-    const answer: PaySampled = { type: 'sampled', us: end === null ? -1 : Number(end - start) / 1000, first: seen[0] ?? '', last: seen.at(-1) ?? '' }
+    const answer: PaySampled = {
+      type: 'sampled',
+      us: end === null ? -1 : Number(end - start) / 1000,
+      first: seen[0] ?? '',
+      last: seen.at(-1) ?? '',
+      tradeType: String(transaction.trade_type),
+    }
     process.send?.(answer)
   })
 }

@@ -5,6 +5,7 @@
  *   npm run bench                              # everything (about 8 minutes), rewrites docs/benchmarks.md
  *   BENCH_ONLY=memory,http npm run bench       # some sections, printed only (the docs are left alone)
  *   BENCH_QUICK=1 BENCH_ONLY=push,http npm run bench   # short runs of the sections that know it: a check, printed only
+ *   BENCH_ONLY=push BENCH_PUSH_PARTS=phone npm run bench   # some parts of the push section (see bench/push.ts), printed only
  *
  * Sections: memory (`bench/memory.ts`), sqlite (`bench/sqlite.ts`), redis (`bench/redis.ts`),
  * postgres (`bench/postgres.ts`), http (`bench/http.ts`), scaling (`bench/scaling.ts`), push
@@ -26,7 +27,7 @@ import { markdownTable, QUICK, type BenchRow } from './lib'
 import { benchMemory } from './memory'
 import { benchPostgres } from './postgres'
 import { describeServer } from './postgres-pool'
-import { benchPush, pushTables } from './push'
+import { benchPush, isCompletePush, ONLY_PUSH_PARTS, pushTables } from './push'
 import { benchRedis } from './redis'
 import { httpTable, renderReport, type Environment, type Results } from './report'
 import { benchScaling, scalingTable } from './scaling'
@@ -124,14 +125,15 @@ results.postgres = (await section('postgres', () => benchPostgres(), withRoundTr
 results.http = (await section('http', () => benchHttp(), httpTables)) ?? []
 results.scaling = (await section('scaling', () => benchScaling(), scalingTable)) ?? []
 const push = await section('push', () => benchPush(), pushTables)
-if (push !== undefined) results.push = push
+if (push !== undefined && isCompletePush(push)) results.push = push
 
 const seconds = (performance.now() - began) / 1000
 // A quick run checks that the benchmarks work; its figures are not of record.
-if (only === undefined && !QUICK) {
+if (only === undefined && !QUICK && ONLY_PUSH_PARTS === undefined) {
   const report = renderReport({ ...env, loadAfter: loadavg()[0] ?? 0, seconds, sectionSeconds }, results)
   await writeFile(`${root}docs/benchmarks.md`, report)
   console.log(`\nWrote docs/benchmarks.md (${seconds.toFixed(0)} s in all).`)
 } else {
-  console.log(`\n(${seconds.toFixed(0)} s; ${QUICK ? 'BENCH_QUICK' : 'BENCH_ONLY'} is set, docs/benchmarks.md left as it was)`)
+  const set = [QUICK ? 'BENCH_QUICK' : undefined, only ? 'BENCH_ONLY' : undefined, ONLY_PUSH_PARTS ? 'BENCH_PUSH_PARTS' : undefined].filter(Boolean).join(', ')
+  console.log(`\n(${seconds.toFixed(0)} s; ${set} ${set.includes(',') ? 'are' : 'is'} set, docs/benchmarks.md left as it was)`)
 }
