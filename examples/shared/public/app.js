@@ -46,7 +46,9 @@ let tickTimer = null
 let recheckTimer = null
 let retryTimer = null // the countdown of a rate-limited "Try again"
 let session = null // the token of the authorized card
-let phoneLink = null // with confirm on the phone: the emulated phone's chat, where its confirm link is
+// The emulated phone's chat when the reply to its scan carried a link: the confirm link (confirm on the
+// phone), or "Buy on this phone" (a scan that needs a purchase, on a server that sells on the phone).
+let phoneLink = null
 
 // ---------------------------------------------------------------- timers
 
@@ -79,6 +81,9 @@ function setState(state) {
   $('emulator-hint').hidden = !(pending && config.emulator)
   $('emulator-pay').hidden = !(state === 'paying' && config.pay_emulator)
   $('pay-hint').hidden = !(state === 'paying' && config.pay_emulator)
+  const buyOnPhone = state === 'paying' && config.emulator && phoneLink !== null && checkout.phoneLinked()
+  $('phone-pay').hidden = !buyOnPhone
+  $('phone-pay-hint').hidden = !buyOnPhone
   $('other-plan').hidden = state !== 'paying'
   $('new-code').hidden = !['need_purchase', 'denied'].includes(state)
   $('sign-out').hidden = state !== 'authorized'
@@ -336,9 +341,10 @@ async function emulatedScan() {
   button.textContent = 'Scanning…'
   try {
     const res = await api('/demo/emulator-scan', { method: 'POST', json: { scene_str: scene.sceneStr, openid: config.demo_openid } })
-    // With confirm on the phone, the reply carries the confirm link: the emulated phone opens it.
+    // A reply with a link (the confirm link, or "Buy on this phone"): the emulated phone opens it.
     phoneLink = res.status === 200 && typeof res.body?.phone_url === 'string' ? res.body.phone_url : null
     $('phone-confirm').href = phoneLink ?? '#'
+    $('phone-pay').href = phoneLink ?? '#'
     if (card.dataset.state === 'scanned') setState('scanned')
     if (res.status !== 200) setStatus(res.body?.detail || `The emulated scan failed (${res.status}).`, 'error')
     // (The client may have brought the result before this answer came: then there is nothing to say.)

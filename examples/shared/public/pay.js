@@ -1,6 +1,7 @@
 // Buying access on the demo page, once a sign-in answered "Purchase needed" (or a signed-in card's
 // authorization ended): the plan cards (client.listPlans), the purchase with its pay code, amount and
-// deadline, the emulated phone's payment (POST /demo/pay, emulator mode), and the wait for the payment
+// deadline, whether the phone that scanned got a link to buy there (the purchase's phone_link), the
+// emulated phone's payment (POST /demo/pay, emulator mode), and the wait for the payment
 // (client.purchase: on the scene's event stream, which the server keeps open while the order is,
 // docs/behaviour.md B-order-7, else its long poll or polls; a session buyer's session). app.js owns
 // the card; this file fills the shop and paying sections.
@@ -28,8 +29,10 @@ export function grantText(grant) {
  * - `onAuthorized(token, authorization)` is called once the payment has been applied.
  * - `emulated()` says whether WeChat Pay is the in-process emulator (the "pay" button).
  *
- * Returns `{ offer(buyer, note?), stop() }`: `offer({ sceneStr })` or `offer({ sessionToken })` shows
- * the plans for that buyer; `stop()` ends the purchase in progress (a new code, sign-out).
+ * Returns `{ offer(buyer, note?), stop(), phoneLinked() }`: `offer({ sceneStr })` or
+ * `offer({ sessionToken })` shows the plans for that buyer; `stop()` ends the purchase in progress (a
+ * new code, sign-out); `phoneLinked()` says whether the pay code shown has a twin on the phone that
+ * scanned (its reply's "Buy on this phone"), paid there or here alike.
  */
 export function createCheckout({ $, client, setState, setStatus, onAuthorized, emulated }) {
   let buyer = null // { sceneStr } or { sessionToken }
@@ -154,8 +157,12 @@ export function createCheckout({ $, client, setState, setStatus, onAuthorized, e
     $('pay-plan').textContent = order.plan.description
     const [day, time] = formatDate(order.expiresAt)
     $('pay-deadline').textContent = `Pay by ${time} (${day})`
+    // The person who scanned got "Buy on this phone" in WeChat (a server with payments.phone): a
+    // Native code cannot be paid on the phone that shows it, so the code here is for a second phone.
+    $('pay-phone').hidden = !order.phoneLink
     setState('paying')
-    setStatus(emulated() ? 'Waiting for the payment… Scan the code with WeChat, or press the button below.' : 'Waiting for the payment… Scan the code with WeChat.')
+    const where = order.phoneLink ? 'Scan the code with WeChat, or buy on the phone that scanned' : 'Scan the code with WeChat'
+    setStatus(emulated() ? `Waiting for the payment… ${where}, or press the button below.` : `Waiting for the payment… ${where}.`)
   }
 
   // ------------------------------------------------------------ the buttons
@@ -184,5 +191,8 @@ export function createCheckout({ $, client, setState, setStatus, onAuthorized, e
   $('emulator-pay').addEventListener('click', emulatedPay)
   $('other-plan').addEventListener('click', () => buyer && offer(buyer))
 
-  return { offer, stop }
+  /** Whether the order shown is one whose scanner got a link to buy on the phone (the purchase's `phone_link`). */
+  const phoneLinked = () => order?.phoneLink === true
+
+  return { offer, stop, phoneLinked }
 }

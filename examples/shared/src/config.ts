@@ -29,7 +29,7 @@
  * | `SCANAUTH_PLANS` | the catalog, a JSON array as `GET /auth/plans` answers it: `[{"id","description","amount_fen","grant":{"type":"time","days"} or {"type":"points","points"}}]` (default: 30 days ¥19.90, 7 days ¥6.90, 100 points ¥9.90) |
  * | `SCANAUTH_RECONCILE_MINUTES` | minutes between reconciliations of open orders with WeChat Pay (default 1; `0` turns it off) |
  * | `SCANAUTH_CONFIRM` | `scan` (default: a scan signs the device in, as specified) or `link` (confirm on the phone: the scan's reply links to a confirm page behind WeChat web OAuth; docs/security.md) |
- * | `SCANAUTH_PUBLIC_URL` | the public base of this app for links, e.g. `https://app.example` (the confirm page is `<base>/auth/confirm`; its host must be the account's web authorization domain). Default: the address the server listens at |
+ * | `SCANAUTH_PUBLIC_URL` | the public base of this app for links, e.g. `https://app.example` (the confirm page is `<base>/auth/confirm`, the phone pay pages `<base>/auth/m/`; its host must be the account's web authorization domain). Default: the address the server listens at. With a real account and a real merchant, paying on the phone that scanned is on only when it is set (wiring.ts) |
  * | `SCANAUTH_REQUIRE_POLL_SECRET` | `true` gives every scene a `poll_secret` and the session token only to a poll that presents it (default `false`; `@scanauth/client` sends it) |
 | `SCANAUTH_DEMO` | `1`: the demo routes (and the WeChat Pay emulator beside a real Official Account) whatever is real, with a warning in the log; `0`: the demo routes off. Unset: on only when fully emulated (demo-mode.ts) |
  *

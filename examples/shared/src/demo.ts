@@ -61,8 +61,9 @@ const fields = (body: unknown) => (typeof body === 'object' && body !== null ? b
 
 /**
  * `POST /demo/emulator-scan` `{scene_str, openid}`: the emulated phone scans the scene. Answers
- * `{scanned, reply, phone_url}`: the passive reply the phone got, and, when it carries a link (confirm
- * on the phone), the emulated phone's page where that link can be opened.
+ * `{scanned, reply, phone_url}`: the passive reply the phone got, and, when it carries a link (the
+ * confirm link of confirm on the phone, or "Buy on this phone" of a scan that needs a purchase), the
+ * emulated phone's page where that link can be opened.
  */
 export async function demoScan({ emulator, routes, log }: DemoContext, body: unknown): Promise<DemoResponse> {
   if (!routes) return DEMO_OFF
@@ -74,8 +75,8 @@ export async function demoScan({ emulator, routes, log }: DemoContext, body: unk
     const push = await emulator.scan({ sceneStr, openid })
     if (push.status !== 200) throw new Error(`the callback answered ${push.status ?? 'nothing'}`)
     const reply = push.reply?.Content ?? null
-    // Confirm on the phone: the reply links to the confirm page, which the emulated phone's chat
-    // (the emulator's page) opens as this person.
+    // The reply links to the confirm page (confirm on the phone) or to the phone pay pages (a
+    // need_purchase scan), which the emulated phone's chat (the emulator's page) opens as this person.
     const phoneUrl = reply !== null && reply.includes('<a href=') ? `${emulator.url}/` : null
     return { status: 200, body: { scanned: sceneStr, reply, phone_url: phoneUrl } }
   } catch (error) {

@@ -7,7 +7,7 @@
  * @module
  */
 export { configFromEnv, ConfigError, DEFAULT_PLANS, WECHAT_PAY_API_BASE, type ExampleConfig, type StoreConfig, type WechatConfig, type WechatPayConfig } from './config'
-export { CLIENT_SCRIPT_PATH, createWiring, publicFile, PUBLIC_DIR, type Wiring } from './wiring'
+export { CLIENT_SCRIPT_PATH, createWiring, PHONE_PAGES_PATH, publicFile, PUBLIC_DIR, type Wiring } from './wiring'
 export { bundleClient, CLIENT_BUNDLE_FILE } from './client-bundle'
 export { EMULATED_PHONE_OPENID, type DemoResponse } from './demo'
 export { EMULATED_MCHID, NOTIFY_PATH } from './pay-wiring'

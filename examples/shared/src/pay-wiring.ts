@@ -124,6 +124,12 @@ export async function startPaySide(config: ExampleConfig, oaAppId: string, log: 
     provider: {
       merchant: merchantId,
       createNativeOrder: (order) => ready().createNativeOrder(order),
+      // Paying on the phone that scanned (payments.phone): WeChat Pay JSAPI, for the person the page identified.
+      createJsapiOrder: (order) => {
+        const current = ready()
+        if (current.createJsapiOrder === undefined) throw new Error('the WeChat Pay provider cannot open JSAPI orders')
+        return current.createJsapiOrder(order)
+      },
       queryOrder: (outTradeNo) => ready().queryOrder(outTradeNo),
       closeOrder: (outTradeNo) => ready().closeOrder(outTradeNo),
     },

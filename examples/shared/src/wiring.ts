@@ -1,7 +1,8 @@
 /**
  * What both example servers share apart from their framework and configuration: the store (opened
  * by `open-store.ts`), the WeChat side (the real API or an emulator started in-process), WeChat Pay
- * (`pay-wiring.ts`, the same choice), logging, the demo page's files and its endpoints (`demo.ts`).
+ * (`pay-wiring.ts`, the same choice) and paying on the phone that scanned (`phonePayOf`), logging,
+ * the demo page's files and its endpoints (`demo.ts`).
  *
  * @module
  */
@@ -17,7 +18,7 @@ import { DEFAULT_PLANS, type ExampleConfig, type WechatConfig } from './config'
 import { openStore } from './open-store'
 import { startPurgeTimer } from './purge-timer'
 import { startReconcileTimer } from './reconcile-timer'
-import { paymentsOffNotify, startPaySide } from './pay-wiring'
+import { paymentsOffNotify, startPaySide, type PaySide } from './pay-wiring'
 import { demoModeOf } from './demo-mode'
 import { clientBundle } from './client-bundle'
 import { DEMO_OFF, demoPay, demoQr, demoScan, EMULATED_PHONE_OPENID, type DemoContext, type DemoResponse } from './demo'
@@ -154,6 +155,13 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       ...(account.apiBaseUrl === undefined ? {} : { apiBase: account.apiBaseUrl }),
       ...(emulator === null ? {} : { authorizeBase: `${emulator.url}/connect/oauth2/authorize` }),
     })
+    // Paying on the phone that scanned (payments.phone): on whenever payments are on and the phone
+    // pages have a public address, with the same web OAuth as the confirm page.
+    const phone = phonePayOf(config, emulator, pay)
+    const phonePagesUrl = () => {
+      if (publicBase === undefined) throw new Error('the server is not listening yet: no public address for the phone pay link')
+      return `${publicBase}${PHONE_PAGES_PATH}`
+    }
     const core = createScanAuth({
       confirm,
       confirmation: {
@@ -170,7 +178,15 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       freeTrialDays: config.freeTrialDays,
       rateLimits: rateLimitsOf(config),
       now: config.now,
-      ...(pay === null ? {} : { payments: { provider: pay.provider, plans } }),
+      ...(pay === null
+        ? {}
+        : {
+            payments: {
+              provider: pay.provider,
+              plans,
+              ...(phone.on ? { phone: { url: phonePagesUrl, oauth, ...(phone.bridgeUrl === undefined ? {} : { emulatorBridgeUrl: phone.bridgeUrl }) } } : {}),
+            },
+          }),
       hooks: {
         onScan: (e) => log(`scan ${e.sceneStr} by ${e.openid}: ${e.result}${e.userId === undefined ? '' : ` (user ${e.userId})`}`),
         onConfirm: (e) => log(`confirm page: ${e.result}${e.userId === undefined ? '' : ` (user ${e.userId})`}`),
@@ -207,6 +223,15 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
           throw error
         }
       },
+      // A plan chosen on the phone pages (payments.phone): the JSAPI order behind the cashier page.
+      async choosePhonePlan(input) {
+        const step = await core.choosePhonePlan(input)
+        if (step.step === 'cashier') {
+          const { orderId, description, amountFen, deviceLabel } = step.cashier
+          log(`order ${orderId} on the phone${deviceLabel === null ? '' : ` for device ${deviceLabel}`}: ${description}, ${amountFen} fen`)
+        }
+        return step
+      },
     }
     const wechatCallback = createWechatCallback({
       auth,
@@ -232,7 +257,7 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     const secretSays = config.requirePollSecret === true ? ', poll secrets required' : ''
     log(`scanauth example (${framework}): store ${label} (${purgeSays}), ${platform}${confirmSays}${secretSays}`)
     if (pay === null) log('no WeChat Pay (a real Official Account without WECHATPAY_MCHID): payments off, nothing for sale')
-    else log(`${pay.says}: ${plans.length} plans (${plans.map((p) => p.id).join(', ')}), ${reconcileSays}`)
+    else log(`${pay.says}: ${plans.length} plans (${plans.map((p) => p.id).join(', ')}), ${reconcileSays}, ${phone.says}`)
     if (demoMode.line !== undefined) log(demoMode.line)
 
     return {
@@ -257,6 +282,8 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
           // Who "Scan with the emulated phone" scans as: the emulator's own page's default user too.
           demo_openid: emulator === null ? null : EMULATED_PHONE_OPENID,
           pay_emulator: demo.payEmulator !== null,
+          // A need_purchase scan's reply links to the phone pages (payments.phone).
+          phone_pay: phone.on,
           confirm,
         },
       }),
@@ -278,6 +305,43 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     await closeAll()
     throw error
   }
+}
+
+/** Where both examples mount scanauth's phone pages: `{base}/m/` under `/auth`. */
+export const PHONE_PAGES_PATH = '/auth/m/'
+
+/** Whether the example sells on the phone that scanned, with the emulator's bridge when emulated, and the start-up line's words for it. */
+interface PhonePay {
+  on: boolean
+  /** The WeChat Pay emulator's `WeixinJSBridge` stand-in; only when both WeChat and WeChat Pay are emulated. */
+  bridgeUrl?: string
+  says: string
+}
+
+/**
+ * Paying on the phone that scanned (core's `payments.phone`, docs/payments.md): on when payments
+ * are, and
+ *
+ * - fully emulated: the emulated phone opens the link in a browser, and the WeChat Pay emulator's
+ *   `WeixinJSBridge` stand-in plays WeChat's cashier (never otherwise: a real phone has WeChat's own);
+ * - with a real Official Account and a real merchant: once `SCANAUTH_PUBLIC_URL` says where phones
+ *   reach the pages (the address the server listens at is no link for a phone).
+ *
+ * Half emulated it is off: the emulated account's openids are not users of the real merchant's
+ * AppID (WeChat Pay would refuse them), and a real phone cannot pay at the WeChat Pay emulator.
+ */
+function phonePayOf(config: ExampleConfig, emulator: Emulator | null, pay: PaySide | null): PhonePay {
+  if (pay === null) return { on: false, says: 'no paying on the phone' }
+  const at = config.publicUrl === undefined ? '' : ` at ${config.publicUrl}${PHONE_PAGES_PATH}`
+  if (emulator !== null && pay.emulator !== null) {
+    return { on: true, bridgeUrl: pay.emulator.jsapiBridgeUrl, says: `paying on the phone${at} (the emulator's WeixinJSBridge stand-in)` }
+  }
+  if (emulator === null && pay.emulator === null) {
+    return config.publicUrl === undefined
+      ? { on: false, says: 'no paying on the phone (set SCANAUTH_PUBLIC_URL, the public https address, to link the scanner to it)' }
+      : { on: true, says: `paying on the phone${at}` }
+  }
+  return { on: false, says: 'no paying on the phone (WeChat and WeChat Pay must both be real, or both emulated)' }
 }
 
 /**

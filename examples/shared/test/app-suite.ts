@@ -132,7 +132,7 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
       expect(client).toMatch(/export \{[^}]*\bcreateScanAuthClient\b[^}]*\}/)
       expect(client).not.toMatch(/^\s*import\s/m)
       expect((await fetch(`${url}/wait.js`)).status).toBe(404) // the page's own waiting is gone
-      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, confirm: 'scan' })
+      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, phone_pay: true, confirm: 'scan' })
 
       // The page scans as the emulated phone's user, the one the emulator's own page scans as.
       const phone = (await fetchJson(`${url}/demo/config`)).body.demo_openid as string

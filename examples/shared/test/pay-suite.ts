@@ -12,11 +12,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { closedPort, createPendingScene, eventually, fetchJson, openEventStream, postJson, type EventStream } from '@scanauth/testkit'
-import { startWechatPayEmulator, type WechatPayEmulator } from '@scanauth/wechat-emulator'
+import { startWechatEmulator, startWechatPayEmulator, type WechatEmulator, type WechatPayEmulator } from '@scanauth/wechat-emulator'
 import { signMessage } from '@scanauth/wechat-pay'
 import { configFromEnv, type ExampleConfig } from '../src/config'
 import type { RunningServer } from '../src/serve'
 import type { StartServer } from './app-suite'
+import { buyLinkOf, cashierParameters, cashierPay, csrfOf, phoneGet, phonePost, type Phone } from './phone-support'
 
 /** A free trial of about a minute: the clock is moved past it rather than waited out. */
 const SHORT_TRIAL_DAYS = 0.0007
@@ -77,21 +78,27 @@ export function describeExamplePayments(framework: 'express' | 'koa', startServe
 
   /**
    * The free trial used up, then a new code scanned by the same phone: `need_purchase`, which ends
-   * the scene's event stream while no order is open. Answers that scene.
+   * the scene's event stream while no order is open. Answers that scene and the text of the reply to
+   * its scan. `wechat` is who scans: the server's in-process emulator, or a "real" account's.
    */
-  async function needPurchase(started: Awaited<ReturnType<typeof start>>, openid: string): Promise<{ scene: string }> {
-    const { server, url, clock } = started
+  async function needPurchase(
+    started: { url: string; clock: { ahead: number }; server: RunningServer },
+    openid: string,
+    wechat: Pick<WechatEmulator, 'scan'> = started.server.wiring.emulator!,
+  ): Promise<{ scene: string; reply: string | null }> {
+    const { url, clock } = started
     const first = (await createPendingScene(url, `${framework}-buyer`)).scene_str as string
-    expect((await server.wiring.emulator!.scan({ sceneStr: first, openid })).status).toBe(200)
+    expect((await wechat.scan({ sceneStr: first, openid })).status).toBe(200)
     expect((await fetchJson(`${url}/auth/status?scene=${first}`)).body).toMatchObject({ status: 'authorized' })
     clock.ahead += PAST_TRIAL_MS
     const scene = (await createPendingScene(url, `${framework}-buyer`)).scene_str as string
-    expect((await server.wiring.emulator!.scan({ sceneStr: scene, openid })).status).toBe(200)
+    const push = await wechat.scan({ sceneStr: scene, openid })
+    expect(push.status).toBe(200)
     expect((await fetchJson(`${url}/auth/status?scene=${scene}`)).body).toEqual({ status: 'need_purchase' })
     const before = await events(url, scene)
     expect(await nextStatus(before)).toEqual({ status: 'need_purchase' })
     expect(await before.next()).toBeUndefined()
-    return { scene }
+    return { scene, reply: push.reply?.Content ?? null }
   }
 
   /** The scene's event stream, opened. */
@@ -102,11 +109,15 @@ export function describeExamplePayments(framework: 'express' | 'koa', startServe
     return stream
   }
 
-  /** `POST /auth/purchase {scene, plan}`, expected to open an order. */
-  async function purchase(url: string, scene: string, plan: string) {
+  /**
+   * `POST /auth/purchase {scene, plan}`, expected to open an order; `phoneLink`: the scanner got a
+   * link to buy on the phone (the example sells there whenever both WeChat and WeChat Pay are emulated).
+   */
+  async function purchase(url: string, scene: string, plan: string, phoneLink = true) {
     const res = await postJson(`${url}/auth/purchase`, { scene, plan })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body).toEqual({ order_id: expect.stringMatching(/^SA[0-9A-F]{26}$/), code_url: expect.stringMatching(/^weixin:\/\/wxpay\//), amount_fen: expect.any(Number), expires_at: expect.any(String) })
+    const expected = { order_id: expect.stringMatching(/^SA[0-9A-F]{26}$/), code_url: expect.stringMatching(/^weixin:\/\/wxpay\//), amount_fen: expect.any(Number), expires_at: expect.any(String) }
+    expect(res.body).toStrictEqual(phoneLink ? { ...expected, phone_link: true } : expected)
     return res.body as { order_id: string; code_url: string; amount_fen: number; expires_at: string }
   }
 
@@ -115,7 +126,7 @@ export function describeExamplePayments(framework: 'express' | 'koa', startServe
       const started = await start()
       const { server, url, log } = started
       expect(log()).toMatch(/WeChat Pay emulator at http:\/\/127\.0\.0\.1:\d+ \(merchant 1900000001\): 3 plans \(days-30, days-7, points-100\), reconcile every 1 min/)
-      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, confirm: 'scan' })
+      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, phone_pay: true, confirm: 'scan' })
       expect((await fetchJson(`${url}/auth/plans`)).body).toEqual(DEFAULT_CATALOG)
 
       const { scene } = await needPurchase(started, 'phone-buyer')
@@ -263,8 +274,11 @@ export function describeExamplePayments(framework: 'express' | 'koa', startServe
       expect((await fetchJson(`${url}/demo/config`)).status).toBe(404)
       expect((await fetchJson(`${url}/auth/plans`)).body).toEqual([{ id: 'month', description: '一个月', amount_fen: 2500, grant: { type: 'time', days: 31 } }])
 
-      const { scene } = await needPurchase({ server, url, lines, log, clock }, 'phone-real')
-      const order = await purchase(url, scene, 'month')
+      const { scene, reply } = await needPurchase({ server, url, clock }, 'phone-real')
+      // Half emulated, no paying on the phone: the emulated account's openids are no users of the merchant's AppID.
+      expect(log()).toContain('no paying on the phone (WeChat and WeChat Pay must both be real, or both emulated)')
+      expect(buyLinkOf(reply)).toBeUndefined()
+      const order = await purchase(url, scene, 'month', false)
       const stream = await events(url, scene)
       expect(await nextStatus(stream)).toEqual({ status: 'need_purchase' })
       expect(order.amount_fen).toBe(2500)
@@ -312,7 +326,7 @@ export function describeExamplePayments(framework: 'express' | 'koa', startServe
       moveOn(PAST_TRIAL_MS)
       const scene = (await createPendingScene(url, 'reconcile')).scene_str as string
       expect((await server.wiring.emulator!.scan({ sceneStr: scene, openid: 'phone-reconcile' })).status).toBe(200)
-      const order = await purchase(url, scene, 'days-30')
+      const order = await purchase(url, scene, 'days-30', false)
       await pay.pay({ outTradeNo: order.order_id })
       // The reconciler leaves orders younger than a minute alone (a payment may be in flight).
       moveOn(61_000)
@@ -320,6 +334,120 @@ export function describeExamplePayments(framework: 'express' | 'koa', startServe
       await eventually('the reconciliation in the log', () => /reconcile: \d+ orders checked, 1 granted/.test(started.log()))
       expect((await fetchJson(`${url}/auth/status?scene=${scene}`)).body).toMatchObject({ status: 'authorized' })
       expect(pay.notifications().every((n) => n.state !== 'accepted')).toBe(true)
+    })
+
+    it('fully emulated, sells on the phone that scanned: the reply links to /auth/m/pay, the cashier loads the emulator\'s bridge, and the device wakes', async () => {
+      const started = await start()
+      const { server, url, log } = started
+      const payEmulator = server.wiring.payEmulator!
+      expect(log()).toMatch(/3 plans \(days-30, days-7, points-100\), reconcile every 1 min, paying on the phone \(the emulator's WeixinJSBridge stand-in\)/)
+      const { scene, reply } = await needPurchase(started, 'phone-jsapi')
+      const link = buyLinkOf(reply)
+      expect(link).toMatch(new RegExp(`^${url.replaceAll('.', '\\.')}/auth/m/pay\\?ticket=[\\w-]{43}$`))
+      // The device keeps its Native code, and learns that the phone got a link.
+      const native = await purchase(url, scene, 'days-30')
+
+      const phone: Phone = { openid: 'phone-jsapi', wechatUrl: server.wiring.emulator!.url, serverUrl: url }
+      const plans = await phoneGet(phone, link!)
+      expect(plans.status, plans.text).toBe(200)
+      expect(plans.url).toMatch(/\/auth\/m\/pay\?ticket=.*&code=.*&state=/) // back from the emulated OAuth
+      expect(plans.text).toContain('<h1>Buy time or points</h1>')
+      for (const id of ['days-30', 'days-7', 'points-100']) expect(plans.text).toContain(`name="plan" value="${id}"`)
+      const cashier = await phonePost(phone, plans, 'pay', { csrf: csrfOf(plans), plan: 'points-100' })
+      expect(cashier.status, cashier.text).toBe(200)
+      // Only with the emulators: the WeixinJSBridge stand-in, allowed by the page's CSP.
+      expect(cashier.text).toContain(`<script src="${payEmulator.jsapiBridgeUrl}"></script>`)
+      expect(cashier.headers.get('content-security-policy')).toContain(`connect-src ${new URL(payEmulator.url).origin}`)
+      const parameters = cashierParameters(cashier)
+      expect(parameters).toMatchObject({ appId: payEmulator.appid, signType: 'RSA', package: expect.stringMatching(/^prepay_id=/) })
+
+      const stream = await events(url, scene)
+      expect(await nextStatus(stream)).toEqual({ status: 'need_purchase' })
+      expect(await cashierPay(payEmulator.url, 'phone-jsapi', parameters)).toEqual({ err_msg: 'get_brand_wcpay_request:ok' })
+      expect(await nextStatus(stream)).toMatchObject({ status: 'authorized', session_token: expect.any(String), authorization: { type: 'points', remaining_points: 100 } })
+      const jsapi = payEmulator.orders().find((o) => o.tradeType === 'JSAPI')!
+      const order = await phoneGet(phone, new URL(`order?id=${jsapi.outTradeNo}`, cashier.url).href)
+      expect(order.status, order.text).toBe(200)
+      expect(order.text).toContain('<h1>Paid</h1>')
+      // One device, one payable order: the phone's replaced the device's code.
+      expect(await server.wiring.auth.getOrder(native.order_id)).toMatchObject({ status: 'closed' })
+      expect(await server.wiring.auth.getOrder(jsapi.outTradeNo)).toMatchObject({ status: 'paid', planId: 'points-100', sceneStr: scene })
+      expect(log()).toContain(`order ${jsapi.outTradeNo} on the phone for device ${framework}-buyer: 100 points, 990 fen`)
+    })
+
+    it('real WeChat and WeChat Pay sell on the phone once SCANAUTH_PUBLIC_URL is set, without the emulator\'s bridge; without it, not at all', async () => {
+      const clock = { ahead: 0 }
+      const now = () => Date.now() + clock.ahead
+      const account = await startWechatEmulator({ port: 0, host: '127.0.0.1', appId: 'wx_phone_pay_app', appSecret: 'real-secret', token: 'real-token', now })
+      const pay = await startWechatPayEmulator({ mchid: '1230000109', appid: 'wx_phone_pay_app', now })
+      emulators.push(pay)
+      const dir = tempDir()
+      writeFileSync(join(dir, 'apiclient_key.pem'), pay.merchantKey!.privateKeyPem)
+      writeFileSync(join(dir, 'pub_key.pem'), pay.verificationKeys[pay.platformSerial]!)
+      const env = {
+        PORT: '0',
+        SCANAUTH_STORE: 'memory',
+        SCANAUTH_FREE_TRIAL_DAYS: String(SHORT_TRIAL_DAYS),
+        WECHAT_APP_ID: 'wx_phone_pay_app',
+        WECHAT_APP_SECRET: 'real-secret',
+        WECHAT_TOKEN: 'real-token',
+        WECHAT_API_BASE: account.url,
+        WECHATPAY_MCHID: '1230000109',
+        WECHATPAY_API_V3_KEY: pay.apiV3Key,
+        WECHATPAY_PRIVATE_KEY_FILE: join(dir, 'apiclient_key.pem'),
+        WECHATPAY_CERT_SERIAL: pay.merchantKey!.serial,
+        WECHATPAY_PUBLIC_KEY_FILE: join(dir, 'pub_key.pem'),
+        WECHATPAY_PUBLIC_KEY_ID: pay.platformSerial,
+        WECHATPAY_API_BASE: pay.url,
+      }
+      const serve = async (more: Record<string, string>) => {
+        const lines: string[] = []
+        const server = await startServer({ ...configFromEnv({ ...env, ...more }), now, log: (line) => lines.push(line) })
+        running.push(server)
+        await account.setCallbackUrl(`${server.url}/wechat/callback`)
+        return { server, url: server.url, clock, log: () => lines.join('\n') }
+      }
+      try {
+        // No public address: the scanner gets no link (a phone cannot open 127.0.0.1), and the log says what to set.
+        const hidden = await serve({})
+        expect(hidden.log()).toContain('no paying on the phone (set SCANAUTH_PUBLIC_URL, the public https address, to link the scanner to it)')
+        const plain = await needPurchase(hidden, 'o_real_no_link', account)
+        expect(buyLinkOf(plain.reply)).toBeUndefined()
+        await purchase(hidden.url, plain.scene, 'days-30', false)
+        await hidden.server.close()
+
+        // Behind a proxy at https://pay.example.com: the link names it; WeChat's OAuth (open.weixin.qq.com) and WeChat Pay are real.
+        const publicUrl = 'https://pay.example.com'
+        const shop = await serve({ SCANAUTH_PUBLIC_URL: publicUrl })
+        expect(shop.log()).toContain(`paying on the phone at ${publicUrl}/auth/m/`)
+        expect(shop.server.wiring.payEmulator).toBeNull()
+        const { scene, reply } = await needPurchase(shop, 'o_real_buyer', account)
+        const link = buyLinkOf(reply)
+        expect(link).toMatch(/^https:\/\/pay\.example\.com\/auth\/m\/pay\?ticket=[\w-]{43}$/)
+        await purchase(shop.url, scene, 'days-30')
+        const phone: Phone = { openid: 'o_real_buyer', wechatUrl: account.url, serverUrl: shop.url, publicUrl }
+        const first = await fetch(`${shop.url}${link!.slice(publicUrl.length)}`, { redirect: 'manual', headers: { 'user-agent': 'MicroMessenger/8.0.50' } })
+        await first.arrayBuffer()
+        expect(first.headers.get('location')).toMatch(/^https:\/\/open\.weixin\.qq\.com\/connect\/oauth2\/authorize\?appid=wx_phone_pay_app&redirect_uri=https%3A%2F%2Fpay\.example\.com%2Fauth%2Fm%2Fpay/)
+        const plans = await phoneGet(phone, link!)
+        expect(plans.status, plans.text).toBe(200)
+        const cashier = await phonePost(phone, plans, 'pay', { csrf: csrfOf(plans), plan: 'days-7' })
+        expect(cashier.status, cashier.text).toBe(200)
+        // Real WeChat's browser has its own WeixinJSBridge: no stand-in, nothing to connect to.
+        expect(cashier.text).not.toContain('jsapi-bridge.js')
+        expect(cashier.headers.get('content-security-policy')).toContain("connect-src 'none'")
+        const parameters = cashierParameters(cashier)
+        expect(parameters.appId).toBe('wx_phone_pay_app')
+        expect(pay.orders().filter((o) => o.tradeType === 'JSAPI').map((o) => [o.payer, o.total, o.notifyUrl])).toEqual([['o_real_buyer', 690, `${shop.url}/wechatpay/notify`]])
+        expect(await cashierPay(pay.url, 'o_real_buyer', parameters)).toEqual({ err_msg: 'get_brand_wcpay_request:ok' })
+        const jsapi = pay.orders().find((o) => o.tradeType === 'JSAPI')!
+        const order = await phoneGet(phone, new URL(`order?id=${jsapi.outTradeNo}`, cashier.url).href)
+        expect(order.status, order.text).toBe(200)
+        expect(order.text).toContain('<h1>Paid</h1>')
+        expect((await fetchJson(`${shop.url}/auth/status?scene=${scene}`)).body).toMatchObject({ status: 'authorized', authorization: { type: 'time' } })
+      } finally {
+        await account.close()
+      }
     })
   })
 }

@@ -187,6 +187,13 @@ export interface OrderCode {
   amountFen: number
   /** The order's deadline (ISO 8601): the purchase rejects with `expired` when it passes unpaid. */
   expiresAt: string
+  /**
+   * True when the person who scanned this scene got a link in WeChat to buy on that phone (the
+   * server's `phone_link`, a server with `payments.phone`): the device keeps showing this code and may
+   * say "The phone that scanned got a link to buy there". Paid there or here, the purchase resolves the
+   * same way. Always false for a session purchase, and with a server without it.
+   */
+  phoneLink: boolean
 }
 
 /** Who buys: the scene a `need_purchase` sign-in returned, or a live session. */
@@ -224,7 +231,10 @@ export type PurchaseOptions = PurchaseBuyer & {
 export interface PurchaseResult {
   /** Authorized. */
   status: 'authorized'
-  /** The paid order. */
+  /**
+   * The order this purchase opened (the one `onCode` showed). When the person paid on the phone that
+   * scanned instead (`phoneLink`), the phone's order is the one paid and this one was closed.
+   */
   orderId: string
   /** The scene of a scene purchase; undefined for a session purchase. */
   sceneStr: string | undefined

@@ -128,5 +128,7 @@ export function readOrder(value: unknown): OrderCode {
     codeUrl: text(body, 'code_url', 'purchase'),
     amountFen: count(body, 'amount_fen', 'purchase'),
     expiresAt: text(body, 'expires_at', 'purchase'),
+    // Sent (as true) only when the scanner got a link to buy on the phone; absent otherwise.
+    phoneLink: body.phone_link === true,
   }
 }

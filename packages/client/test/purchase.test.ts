@@ -54,7 +54,8 @@ describe('purchase', () => {
           void example.pay(code.orderId)
         },
       })
-      expect(codes).toEqual([{ orderId: expect.stringMatching(/^SA/), codeUrl: expect.stringMatching(/^weixin:\/\/wxpay\//), amountFen: plan.amountFen, expiresAt: expect.any(String) }])
+      // The example sells on the phone too (payments.phone): the scanner got a link to buy there.
+      expect(codes).toEqual([{ orderId: expect.stringMatching(/^SA/), codeUrl: expect.stringMatching(/^weixin:\/\/wxpay\//), amountFen: plan.amountFen, expiresAt: expect.any(String), phoneLink: true }])
       expect(paid).toMatchObject({ status: 'authorized', orderId: codes[0]?.orderId, sceneStr: result.sceneStr, sessionToken: expect.any(String), authorization: { type: plan.grant.type } })
       expect(await client.getSession(paid.sessionToken)).toMatchObject({ authorization: { type: plan.grant.type } })
     })
@@ -65,8 +66,46 @@ describe('purchase', () => {
     const client = createScanAuthClient({ baseUrl: example.baseUrl })
     expect(await client.getSession(token)).toMatchObject({ authorization: null })
     const [plan] = await client.listPlans()
-    const paid = await client.purchase({ sessionToken: token, plan: plan!.id, pollIntervalMs: 200, onCode: (code) => void example.pay(code.orderId) })
+    const codes: OrderCode[] = []
+    const paid = await client.purchase({ sessionToken: token, plan: plan!.id, pollIntervalMs: 200, onCode: (code) => (codes.push(code), void example.pay(code.orderId)) })
     expect(paid).toMatchObject({ status: 'authorized', sceneStr: undefined, sessionToken: token, authorization: { type: plan!.grant.type } })
+    // No scan, no link on a phone: a session buys at the device only.
+    expect(codes).toMatchObject([{ phoneLink: false }])
+  })
+
+  it('onCode says phoneLink when the scanner got a link to buy on the phone; paid there, the scene purchase resolves authorized', async () => {
+    const openid = 'o_phone_buyer'
+    await trialUsedUp(openid)
+    const client = createScanAuthClient({ baseUrl: example.baseUrl })
+    let reply: Promise<string | null> = Promise.resolve(null)
+    const result = await client.signIn({ deviceId: 'shop', onCode: (c) => void (reply = example.scanForReply(c.sceneStr, openid)) })
+    expect(result.status).toBe('need_purchase')
+    // The account's reply to the scan: "Buy on this phone", a link to the phone pages.
+    const payUrl = /<a href="([^"]+)">Buy on this phone<\/a>/.exec((await reply) ?? '')?.[1]
+    expect(payUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/auth\/m\/pay\?ticket=/)
+    // A time pass at the device; the points on the phone, so that the result shows which was paid.
+    const plans = await client.listPlans()
+    const native = plans.find((p) => p.grant.type === 'time')
+    const onPhone = plans.find((p) => p.grant.type === 'points')
+    const codes: OrderCode[] = []
+    let phoneOrder: Promise<string> | undefined
+    const paid = await client.purchase({
+      sceneStr: result.sceneStr,
+      plan: native!.id,
+      pollIntervalMs: 200,
+      onCode(code) {
+        codes.push(code)
+        // The device shows its code; the person pays another plan on the phone that scanned instead.
+        phoneOrder = example.payOnPhone(payUrl!, openid, onPhone!.id)
+      },
+    })
+    expect(codes).toEqual([expect.objectContaining({ codeUrl: expect.stringMatching(/^weixin:\/\/wxpay\//), amountFen: native!.amountFen, phoneLink: true })])
+    const phoneOrderId = await phoneOrder!
+    expect(phoneOrderId).not.toBe(codes[0]!.orderId)
+    // Authorized by what the phone bought; the device's own order was replaced (closed), never paid.
+    expect(paid).toMatchObject({ status: 'authorized', sceneStr: result.sceneStr, sessionToken: expect.any(String), authorization: { type: 'points' } })
+    expect((await example.server.wiring.auth.getOrder(phoneOrderId))?.status).toBe('paid')
+    expect((await example.server.wiring.auth.getOrder(codes[0]!.orderId))?.status).toBe('closed')
   })
 
   it('a session purchase of a plan that only queues behind the current authorization resolves once the order is paid', async () => {
