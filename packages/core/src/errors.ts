@@ -38,6 +38,27 @@ export const ERROR_STATUS = {
   confirm_oauth_refused: 400,
   /** WeChat could not be asked who opened the link (network, timeout, a 5xx); nothing changed. */
   confirm_oauth_failed: 502,
+  /** Paying on the phone is not set up (`payments.phone`): the phone pages are not served. */
+  phone_not_configured: 404,
+  /** No scene carries that phone ticket (a mistyped or made-up link, B-phone-2). */
+  phone_ticket_invalid: 404,
+  /** The phone ticket already opened its page: a ticket is used once (B-phone-4). */
+  phone_ticket_used: 410,
+  /** The phone ticket's time ran out (30 minutes by default); buy from the device or open the plans page. */
+  phone_ticket_expired: 410,
+  /** A phone page was opened by someone other than the person it serves (a forwarded link, another user's order). */
+  phone_wrong_user: 403,
+  /** A plans page's CSRF token is missing, made up, or not the one of the page last shown (B-phone-5). */
+  phone_csrf_invalid: 403,
+  /** WeChat refused the OAuth code of a phone page (unknown, used or expired): open the link again. */
+  phone_oauth_refused: 400,
+  /** WeChat could not be asked who opened a phone page (network, timeout, a 5xx); nothing changed. */
+  phone_oauth_failed: 502,
+  /**
+   * The order page was asked about an order WeChat Pay does not report paid (a cashier's `ok` is never
+   * proof, B-phone-7): nothing was granted. It may be asked again once the payment goes through.
+   */
+  order_not_paid: 409,
   /**
    * The scene was created with a poll secret (`requirePollSecret`) and the call did not present it:
    * the answer that carries the session token is given only with it (B-secret-2), and a purchase

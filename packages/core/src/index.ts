@@ -51,6 +51,19 @@ export type {
   ConfirmationDecisionResult,
 } from './service/confirm-api'
 export { displayLabel, maskAddress, DEFAULT_CONFIRM_TICKET_TTL_SECONDS } from './rules/confirm'
+export type {
+  PhonePayOptions,
+  PhonePayOpenInput,
+  PhonePlanChoice,
+  PhoneOrderOpenInput,
+  PhonePayView,
+  PhoneCashier,
+  PhoneOrderView,
+  PhoneEntryStep,
+  PhonePayStep,
+  PhoneOrderStep,
+} from './phone/api'
+export { DEFAULT_PHONE_TICKET_TTL_MINUTES, isWeChatBrowser } from './rules/phone'
 export { MAX_WAIT_MS } from './service/scene-waiters'
 export type { ScanAuthOptions, ScanAuthHooks, RateLimitOptions } from './service/options'
 export type { TelemetryOptions, TelemetryTracer, TelemetryMeter, TelemetryCounter, TelemetryHistogram, TelemetrySpan, TelemetryAttributes, TelemetryAttributeValue } from './telemetry/types'
@@ -60,6 +73,8 @@ export type {
   PaymentProvider,
   PaymentMerchant,
   ProviderOrderRequest,
+  ProviderJsapiOrderRequest,
+  JsapiPayParameters,
   ProviderTransaction,
   ProviderRefund,
   ProviderCloseResult,
@@ -111,6 +126,7 @@ export type {
   IdempotencyRecord,
   OrderRecord,
   OrderStatus,
+  OrderChannel,
   OrderGrant,
   OrderRefundRecord,
 } from './store/records'

@@ -1,7 +1,8 @@
 // The route suites every adapter runs (@scanauth/testkit: the flow, waiting, purchases, the confirm
-// page), here with every answer of the Fetch handler checked against the OpenAPI document on its way
-// out: its status is documented for the path and method, the headers the document requires are
-// there, its content type is listed, and a JSON body validates (Ajv) against the documented schema.
+// page, the phone payment pages), here with every answer of the Fetch handler checked against the
+// OpenAPI document on its way out: its status is documented for the path and method, the headers
+// the document requires are there, its content type is listed, and a JSON body validates (Ajv)
+// against the documented schema.
 // A test whose answers do not conform fails in afterEach; the last test checks that the suites
 // produced the main answers at all.
 import { Hono } from 'hono'
@@ -79,6 +80,16 @@ describe('the answers checked', () => {
       'POST /purchase 429',
       'POST /purchase 502',
       'GET /create_scene 405',
+      // The phone pages (payments.phone): their refusals are pages too, each with its status.
+      'GET /m/pay 400',
+      'GET /m/pay 403',
+      'GET /m/pay 404',
+      'GET /m/pay 410',
+      'POST /m/pay 403',
+      'POST /m/pay 404',
+      'GET /m/order 403',
+      'GET /m/order 404',
+      'GET /m/order 409',
     ]) {
       expect(seen, answer).toContain(answer)
     }

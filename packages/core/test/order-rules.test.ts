@@ -25,7 +25,7 @@ import {
 const T0 = Date.parse('2026-11-26T08:00:00.000Z')
 const MINUTE = 60_000
 const plan: Plan = { id: 'days-30', description: '30 days', amountFen: 1990, grant: { type: 'time', days: 30 } }
-const order = openOrder({ outTradeNo: 'SA0123456789ABCDEF0123456789', userId: 7, plan, sceneStr: 'pc_' + 'a'.repeat(32), now: T0, ttlMs: 15 * MINUTE })
+const order = openOrder({ outTradeNo: 'SA0123456789ABCDEF0123456789', userId: 7, plan, sceneStr: 'pc_' + 'a'.repeat(32), channel: 'native', now: T0, ttlMs: 15 * MINUTE })
 const paid: ProviderTransaction = {
   mchid: TEST_MERCHANT.mchid,
   appid: TEST_MERCHANT.appid,
@@ -45,6 +45,7 @@ describe('order rules', () => {
       amountFen: 1990,
       grant: { type: 'time', days: 30 },
       sceneStr: 'pc_' + 'a'.repeat(32),
+      channel: 'native',
       status: 'open',
       createdAt: T0,
       expiresAt: T0 + 15 * MINUTE,
@@ -60,16 +61,19 @@ describe('order rules', () => {
     expect(order.grant).not.toBe(plan.grant)
   })
 
-  it('reuses only the same plan on the same terms, from the same scene, with a minute left (B-order-3)', () => {
+  it('reuses only the same plan on the same terms, from the same scene and channel, with a minute left (B-order-3, B-phone-1)', () => {
     const deadline = order.expiresAt
-    expect(mayReuse(order, plan, order.sceneStr, deadline - REUSE_MIN_REMAINING_MS - 1)).toBe(true)
-    expect(mayReuse(order, plan, order.sceneStr, deadline - REUSE_MIN_REMAINING_MS)).toBe(false)
-    expect(mayReuse(order, plan, null, T0)).toBe(false)
-    expect(mayReuse(order, { ...plan, amountFen: 2990 }, order.sceneStr, T0)).toBe(false)
-    expect(mayReuse(order, { ...plan, description: 'Thirty days' }, order.sceneStr, T0)).toBe(false)
-    expect(mayReuse(order, { ...plan, grant: { type: 'time', days: 31 } }, order.sceneStr, T0)).toBe(false)
-    expect(mayReuse(order, { ...plan, id: 'other' }, order.sceneStr, T0)).toBe(false)
-    expect(mayReuse(markClosed(order, T0), plan, order.sceneStr, T0)).toBe(false)
+    expect(mayReuse(order, plan, order.sceneStr, 'native', deadline - REUSE_MIN_REMAINING_MS - 1)).toBe(true)
+    expect(mayReuse(order, plan, order.sceneStr, 'native', deadline - REUSE_MIN_REMAINING_MS)).toBe(false)
+    expect(mayReuse(order, plan, null, 'native', T0)).toBe(false)
+    expect(mayReuse(order, { ...plan, amountFen: 2990 }, order.sceneStr, 'native', T0)).toBe(false)
+    expect(mayReuse(order, { ...plan, description: 'Thirty days' }, order.sceneStr, 'native', T0)).toBe(false)
+    expect(mayReuse(order, { ...plan, grant: { type: 'time', days: 31 } }, order.sceneStr, 'native', T0)).toBe(false)
+    expect(mayReuse(order, { ...plan, id: 'other' }, order.sceneStr, 'native', T0)).toBe(false)
+    expect(mayReuse(markClosed(order, T0), plan, order.sceneStr, 'native', T0)).toBe(false)
+    // A Native code cannot become WeChat's cashier, nor the reverse (B-phone-1).
+    expect(mayReuse(order, plan, order.sceneStr, 'jsapi', T0)).toBe(false)
+    expect(mayReuse({ ...order, channel: 'jsapi' }, plan, order.sceneStr, 'jsapi', T0)).toBe(true)
   })
 
   it('replaces only an open order opened the same way: through the same scene, or with a session (B-order-4)', () => {

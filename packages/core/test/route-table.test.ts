@@ -5,7 +5,7 @@
 // `bearer` refuses a request without a token, while one declared `none` never asks for one.
 import { describe, expect, it } from 'vitest'
 import { createHttpHandler, createScanAuth, ERROR_STATUS, MemoryStore, openApiDocument, type HttpRequest } from '@scanauth/core'
-import { RecordingQrProvider, TestWebOAuth } from '@scanauth/testkit'
+import { RecordingQrProvider, TestPaymentService, TestWebOAuth } from '@scanauth/testkit'
 import type { Route } from '../src/http/route'
 import { ROUTES } from '../src/http/routes'
 
@@ -15,6 +15,11 @@ const link = createScanAuth({
   qr: new RecordingQrProvider(),
   confirm: 'link',
   confirmation: { url: 'https://app.example.test/auth/confirm', oauth: new TestWebOAuth() },
+  payments: {
+    provider: new TestPaymentService(Date.now),
+    plans: [{ id: 'month', description: '30 days', amountFen: 1990, grant: { type: 'time', days: 30 } }],
+    phone: { url: 'https://app.example.test/auth/m/', oauth: new TestWebOAuth() },
+  },
 })
 
 /** A request to a route with nothing in it: no query, no token, an empty JSON object for a POST. */
@@ -56,13 +61,13 @@ describe('the route table and the handler', () => {
     }
   })
 
-  it('serves the confirm page only with confirm: link, and the document only with openapi: true; other paths fall through', async () => {
+  it('serves the confirm page only with confirm: link, the phone pages only with payments.phone, and the document only with openapi: true; other paths fall through', async () => {
     const withoutConfirm = createHttpHandler(plain)
     const withoutDocument = createHttpHandler(link, { openapi: false })
     for (const route of ROUTES) {
       const path = `/auth${route.path}`
-      expect(await withoutConfirm(bare(route.method, path)) === undefined, `${route.method} ${path} without confirm`).toBe(route.mode === 'confirm')
-      expect(withoutConfirm.owns(path), path).toBe(route.mode !== 'confirm')
+      expect(await withoutConfirm(bare(route.method, path)) === undefined, `${route.method} ${path} without confirm and phone`).toBe(route.mode !== undefined)
+      expect(withoutConfirm.owns(path), path).toBe(route.mode === undefined)
       expect(await withoutDocument(bare(route.method, path)) === undefined, `${route.method} ${path} without the document`).toBe(route.document === true)
       expect(withoutDocument.owns(path), path).toBe(route.document !== true)
     }

@@ -17,6 +17,7 @@ import { purgeSuite } from './suites/purge'
 import { revocationSuite } from './suites/revocation'
 import { scanSuite } from './suites/scan'
 import { scenePurchaseSuite } from './suites/scene-purchases'
+import { phonePaySuite } from './suites/phone-pay'
 import { sceneSuite } from './suites/scene'
 import { sessionSuite } from './suites/sessions'
 import { storeApiSuite } from './suites/store-api'
@@ -68,6 +69,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     scenePurchaseSuite(get)
     purchaseLimitSuite(get)
     confirmSuite(get)
+    phonePaySuite(get)
     unicodeSuite(get)
     concurrencySuite(get)
   })

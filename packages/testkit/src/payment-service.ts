@@ -7,12 +7,14 @@
  *
  * @module
  */
-import type { PaymentMerchant, PaymentProvider, ProviderCloseResult, ProviderOrderRequest, ProviderRefund, ProviderTransaction } from '@scanauth/core'
+import type { JsapiPayParameters, PaymentMerchant, PaymentProvider, ProviderCloseResult, ProviderJsapiOrderRequest, ProviderOrderRequest, ProviderRefund, ProviderTransaction } from '@scanauth/core'
 
 /** One order as the test service keeps it. */
 export interface TestServiceOrder {
-  /** What core asked for when it opened the order. */
-  request: ProviderOrderRequest
+  /** What core asked for when it opened the order (with `payerOpenid` for a JSAPI order). */
+  request: ProviderOrderRequest | ProviderJsapiOrderRequest
+  /** `NATIVE` or `JSAPI`: how it was opened. */
+  tradeType: 'NATIVE' | 'JSAPI'
   /** `NOTPAY`, `SUCCESS`, `CLOSED` or `REFUND`. */
   tradeState: 'NOTPAY' | 'SUCCESS' | 'CLOSED' | 'REFUND'
   /** Set once paid. */
@@ -25,7 +27,7 @@ export interface TestServiceOrder {
 
 /** The calls core made, in order, for assertions ("nothing reached the payment service"). */
 export type TestServiceCall = {
-  /** The provider method called. */ method: 'createNativeOrder' | 'queryOrder' | 'closeOrder'
+  /** The provider method called. */ method: 'createNativeOrder' | 'createJsapiOrder' | 'queryOrder' | 'closeOrder'
   /** The order it was called for. */ outTradeNo: string
 }
 
@@ -51,15 +53,37 @@ export class TestPaymentService implements PaymentProvider {
     /** `weixin://wxpay/…`, ending in how many codes the order has had. */ codeUrl: string
   }> {
     this.record('createNativeOrder', request.outTradeNo)
+    return { codeUrl: this.codeOf(request.outTradeNo, this.open(request, 'NATIVE')) }
+  }
+
+  /**
+   * A JSAPI order for `payerOpenid`: its cashier parameters, `package` naming the same prepay id on
+   * every re-entry. `paySign` is not a signature here (the wire is `@scanauth/wechat-pay`'s to test):
+   * it names the order and the payer, so a test can tell which order a page carries.
+   */
+  async createJsapiOrder(request: ProviderJsapiOrderRequest): Promise<JsapiPayParameters> {
+    this.record('createJsapiOrder', request.outTradeNo)
+    this.open(request, 'JSAPI')
+    return {
+      appId: this.merchant.appid,
+      timeStamp: String(Math.floor(this.now() / 1000)),
+      nonceStr: 'testnonce',
+      package: `prepay_id=wx${request.outTradeNo}`,
+      signType: 'RSA',
+      paySign: `test:${request.outTradeNo}:${request.payerOpenid}`,
+    }
+  }
+
+  /** Opens the order, or re-enters it with the same parameters: answers how many times it was asked for. */
+  private open(request: ProviderOrderRequest | ProviderJsapiOrderRequest, tradeType: TestServiceOrder['tradeType']): number {
     const stored = this.orders.get(request.outTradeNo)
     if (stored === undefined) {
-      this.orders.set(request.outTradeNo, { request: { ...request }, tradeState: 'NOTPAY', transactionId: null, codes: 1, refundedFen: 0 })
-      return { codeUrl: this.codeOf(request.outTradeNo, 1) }
+      this.orders.set(request.outTradeNo, { request: { ...request }, tradeType, tradeState: 'NOTPAY', transactionId: null, codes: 1, refundedFen: 0 })
+      return 1
     }
-    if (JSON.stringify(stored.request) !== JSON.stringify(request)) throw new Error('OUT_TRADE_NO_USED: the order exists with other parameters')
+    if (stored.tradeType !== tradeType || JSON.stringify(stored.request) !== JSON.stringify(request)) throw new Error('OUT_TRADE_NO_USED: the order exists with other parameters')
     if (stored.tradeState !== 'NOTPAY') throw new Error(`ORDERPAID or ORDERCLOSED: the order is ${stored.tradeState}`)
-    stored.codes++
-    return { codeUrl: this.codeOf(request.outTradeNo, stored.codes) }
+    return ++stored.codes
   }
 
   async queryOrder(outTradeNo: string): Promise<ProviderTransaction | null> {

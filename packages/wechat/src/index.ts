@@ -37,7 +37,7 @@ export {
   type WechatMessageContext,
 } from './callback-options'
 export { SUBSCRIBE_SCENE_PREFIX, sceneOfScan, type WechatMessage } from './message'
-export { DEFAULT_REPLY_TEXTS, defaultReply, SUCCESS_BODY } from './reply'
+export { DEFAULT_REPLY_TEXTS, defaultReply, needPurchaseReplyText, SUCCESS_BODY } from './reply'
 export { confirmReplyText } from './confirm-reply'
 export { createWechatWebOAuth, WECHAT_AUTHORIZE_URL, REFUSED_CODE_ERRCODES, type WechatWebOAuthOptions } from './web-oauth'
 export { computeSignature, verifySignature, verifyMsgSignature } from './signature'

@@ -6,7 +6,7 @@
  */
 import { randomInt } from 'node:crypto'
 import type { ScanResult } from '@scanauth/core'
-import { confirmReplyText } from './confirm-reply'
+import { confirmReplyText, escapeAttribute } from './confirm-reply'
 import { encryptMessage } from './crypto'
 import type { WechatMessage } from './message'
 import { computeSignature } from './signature'
@@ -30,12 +30,25 @@ export const DEFAULT_REPLY_TEXTS: Readonly<Record<Exclude<ScanResult['result'], 
 }
 
 /**
- * The default `reply` of `createWechatCallback`: one of {@link DEFAULT_REPLY_TEXTS}, or for a
- * `scanned` scan the link to the confirm page ({@link confirmReplyText}; `message` dates the scan so
- * the text can say how long is left).
+ * The text of a `need_purchase` scan whose result carries `payUrl` (core's `payments.phone`,
+ * docs/behaviour.md B-phone-2): the default text and a link to buy on this phone. WeChat shows
+ * `<a href="…">` in a text reply as a tappable link, which opens in WeChat's browser, where the
+ * cashier is.
+ */
+export function needPurchaseReplyText(payUrl: string): string {
+  return `${DEFAULT_REPLY_TEXTS.need_purchase} <a href="${escapeAttribute(payUrl)}">Buy on this phone</a>, or on the device.`
+}
+
+/**
+ * The default `reply` of `createWechatCallback`: one of {@link DEFAULT_REPLY_TEXTS}; for a `scanned`
+ * scan the link to the confirm page ({@link confirmReplyText}; `message` dates the scan so the text
+ * can say how long is left); for a `need_purchase` scan with a `payUrl`, the link to buy on the phone
+ * ({@link needPurchaseReplyText}).
  */
 export function defaultReply(result: ScanResult, message?: Pick<WechatMessage, 'CreateTime'>): string {
-  return result.result === 'scanned' ? confirmReplyText(result, message) : DEFAULT_REPLY_TEXTS[result.result]
+  if (result.result === 'scanned') return confirmReplyText(result, message)
+  if (result.result === 'need_purchase' && typeof result.payUrl === 'string' && result.payUrl !== '') return needPurchaseReplyText(result.payUrl)
+  return DEFAULT_REPLY_TEXTS[result.result]
 }
 
 /**

@@ -40,6 +40,8 @@ export interface OrderOutput {
   status: OrderRecord['status']
   /** The scene whose device waited for it, or null. */
   sceneStr: string | null
+  /** How it was paid: `native` (a code the device showed) or `jsapi` (WeChat's cashier on the phone). */
+  channel: OrderRecord['channel']
   /** ISO 8601. */
   createdAt: string
   /** The payment deadline, ISO 8601. */
@@ -155,6 +157,7 @@ function orderOutput(o: OrderRecord, foundBy: Array<'open' | 'ledger'>): OrderOu
     grant: o.grant,
     status: o.status,
     sceneStr: o.sceneStr,
+    channel: o.channel,
     createdAt: iso(o.createdAt),
     expiresAt: iso(o.expiresAt),
     paidAt: o.paidAt === null ? null : iso(o.paidAt),
@@ -171,6 +174,7 @@ function ordersText(output: OrdersOutput): string[] {
     o.status,
     o.planId,
     yuan(o.amountFen),
+    o.channel === 'jsapi' ? 'on the phone' : 'device code',
     `created ${time(o.createdAt)}`,
     o.status === 'open' ? `pay by ${time(o.expiresAt)}` : o.paidAt === null ? '' : `paid ${time(o.paidAt)}`,
     o.authorizationId === null ? '' : `auth #${o.authorizationId}`,

@@ -208,7 +208,7 @@ export function describeCliScenario(name: string, open: () => Promise<Backend>):
       expect(out.user).toEqual({ id: aliceId, openid: ALICE })
       expect(out.orders.map((o: { orderId: string }) => o.orderId)).toEqual([paidId, openId])
       const [first, second] = out.orders
-      expect(first).toMatchObject({ orderId: paidId, planId: 'days-30', status: 'paid', amountFen: 1990, grant: { type: 'time', days: 30 }, foundBy: ['ledger'] })
+      expect(first).toMatchObject({ orderId: paidId, planId: 'days-30', status: 'paid', amountFen: 1990, grant: { type: 'time', days: 30 }, channel: 'native', foundBy: ['ledger'] })
       expect(first.authorizationId).toEqual(expect.any(Number))
       expect(first.paidAt).toEqual(expect.any(String))
       expect(first.authorizationId).toBe((paid as { authorizationId: number }).authorizationId)
@@ -217,8 +217,8 @@ export function describeCliScenario(name: string, open: () => Promise<Backend>):
 
       const text = (await succeeds(on('orders', ALICE))).stdout
       expect(text).toContain(`user #${aliceId} (${ALICE}): 2 orders`)
-      expect(text).toMatch(new RegExp(`${paidId}  paid  days-30 +¥19\\.90  created \\S+Z  paid \\S+Z +auth #${first.authorizationId}\\n`))
-      expect(text).toMatch(new RegExp(`${openId}  open  points-100  ¥9\\.90 +created \\S+Z  pay by \\S+Z`))
+      expect(text).toMatch(new RegExp(`${paidId}  paid  days-30 +¥19\\.90  device code  created \\S+Z  paid \\S+Z +auth #${first.authorizationId}\\n`))
+      expect(text).toMatch(new RegExp(`${openId}  open  points-100  ¥9\\.90 +device code  created \\S+Z  pay by \\S+Z`))
       expect(text).toContain('1 grant keyed order:<id> without such an order in the store\n  order:EXTERNAL-7')
     })
 

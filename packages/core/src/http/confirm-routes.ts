@@ -71,7 +71,7 @@ export async function decideOnConfirmPage(auth: ScanAuth, request: HttpRequest, 
       csrf: form.csrf ?? '',
       decision: decision as 'confirm' | 'deny',
     })
-    return html(200, resultPage(result.result, result.deviceLabel))
+    return html(200, resultPage(result.result, result.deviceLabel, result.payment))
   } catch (error) {
     return errorAnswer(error, onError)
   }

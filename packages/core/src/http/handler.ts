@@ -64,12 +64,13 @@ function inputOf(route: Route, maxBodyBytes: number): RouteInput<z.ZodObject, z.
 
 /**
  * The routes this handler serves, by full path (`{base}/status`): the table without the confirm page
- * unless `confirm: 'link'`, and without the document when `openapi: false`.
+ * unless `confirm: 'link'`, without the phone pages unless `payments.phone`, and without the document when `openapi: false`.
  */
 function pathMap(base: string, context: RouteContext, openapi: boolean): Map<string, PathEntry> {
   const paths = new Map<string, PathEntry>()
   for (const route of ROUTES) {
     if (route.mode === 'confirm' && context.auth.confirmMode !== 'link') continue
+    if (route.mode === 'phone' && !context.auth.phonePay) continue
     if (route.document === true && !openapi) continue
     let run: Runner = serveDocument
     if (route.run !== undefined) {

@@ -65,7 +65,7 @@ function errorAnswers(codes: readonly ScanAuthErrorCode[], specified: boolean): 
   return answers
 }
 
-/** An HTML page of the confirm routes, with the headers of B-confirm-11. */
+/** An HTML page of the confirm and phone routes, with the headers of B-confirm-11 and B-phone-9. */
 function htmlPage(description: string): Json {
   return {
     description,
@@ -77,7 +77,7 @@ function htmlPage(description: string): Json {
   }
 }
 
-/** The HTML refusals of the confirm routes (B-confirm-12): a page saying why, with the status of its code. */
+/** The HTML refusals of the confirm and phone routes (B-confirm-12, B-phone-10): a page saying why, with the status of its code. */
 function htmlRefusals(codes: readonly ScanAuthErrorCode[]): Record<string, Json> {
   const byStatus = new Map<number, ScanAuthErrorCode[]>()
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code])
@@ -174,6 +174,7 @@ function buildDocument(): Json {
       { name: 'device', description: 'Signing a device in and using its session.' },
       { name: 'payments', description: 'Buying time or points (with the `payments` option).' },
       { name: 'confirm', description: 'The confirm page on the scanner\'s phone (`confirm: \'link\'`): HTML, not for devices.' },
+      { name: 'phone', description: 'Paying on the phone that scanned (`payments.phone`): HTML pages under `m/`, for WeChat\'s browser, not for devices.' },
       { name: 'document', description: 'This document.' },
     ],
     paths: paths(),
@@ -186,7 +187,7 @@ function buildDocument(): Json {
           schema: { type: 'integer', minimum: 1 },
         },
         'WWW-Authenticate': { description: 'The scheme to authenticate with.', required: true, schema: { type: 'string', const: 'Bearer' } },
-        'Content-Security-Policy': { description: 'No script, no framing (B-confirm-11).', required: true, schema: { type: 'string' } },
+        'Content-Security-Policy': { description: 'No framing, and no script but the cashier page\'s own, by nonce (B-confirm-11, B-phone-9).', required: true, schema: { type: 'string' } },
         'X-Frame-Options': { description: 'The page is never framed (B-confirm-11).', required: true, schema: { type: 'string', const: 'DENY' } },
       },
       securitySchemes: {

@@ -6,7 +6,7 @@
  * its group: device-routes.ts, payment-routes.ts, confirm-routes.ts; the wire shapes in
  * wire-schemas.ts.
  *
- * Every route but the confirm page answers JSON: on a refusal, the status of its error code with
+ * Every route but the pages for the phone (confirm, `m/*`) answers JSON: on a refusal, the status of its error code with
  * `{detail}` on the specification's routes (`specified`, B-wire-2) and `{error, detail}` on the others
  * (B-wire-7); 405 with `Allow` for a method the path does not have; `HEAD` served as `GET`.
  *
@@ -16,6 +16,7 @@ import { DEFAULT_HEARTBEAT_MS, RECONNECT_DELAY_MS } from './events'
 import { createScene, consume, getSession, getStatus, logout, streamEvents } from './device-routes'
 import { getOrder, listPlans, purchase } from './payment-routes'
 import { confirmDecisionRoute, confirmPageRoute } from './confirm-routes'
+import { phoneOrderPageRoute, phonePayPageRoute, phonePlanRoute } from './phone-routes'
 import { route, type Route } from './route'
 import {
   confirmForm,
@@ -29,6 +30,9 @@ import {
   lastEventIdHeader,
   orderAnswer,
   orderQuery,
+  phoneOrderQuery,
+  phonePayQuery,
+  phonePlanForm,
   plansAnswer,
   pollSecretHeader,
   purchaseAnswer,
@@ -251,6 +255,57 @@ export const ROUTES: readonly Route[] = [
     answers: { 200: { description: 'The result page: confirmed or denied.', body: 'html' } },
     errors: ['invalid_request', 'confirm_csrf_invalid', 'confirm_not_configured', 'confirm_ticket_invalid', 'confirm_ticket_used', 'confirm_ticket_expired'],
     run: confirmDecisionRoute,
+  }),
+  route({
+    method: 'GET',
+    path: '/m/pay',
+    operationId: 'openPhonePayPage',
+    tags: ['phone'],
+    summary: 'The plans page, on the phone that scanned (payments.phone)',
+    description:
+      'Opened from the link of a `need_purchase` scan (`?ticket=`, once, by the scanner only) or as the person\'s own page. Outside WeChat\'s browser, a page that says to open the link in WeChat; without `code`, a redirect to WeChat web OAuth; then the person\'s access and the plans, each a form that posts here with the page\'s CSRF token (B-phone-3…5). Every answer is HTML, refusals included.',
+    auth: 'none',
+    mode: 'phone',
+    request: { query: phonePayQuery },
+    answers: {
+      200: { description: 'The plans page (or, outside WeChat, the page that says to open the link in WeChat).', body: 'html' },
+      302: { description: 'First visit: to WeChat web OAuth (`scope=snsapi_base`), which comes back here with `code` and `state`.', location: 'The WeChat OAuth URL.' },
+    },
+    errors: ['invalid_request', 'phone_oauth_refused', 'phone_wrong_user', 'phone_not_configured', 'phone_ticket_invalid', 'user_not_found', 'phone_ticket_used', 'phone_ticket_expired', 'phone_oauth_failed'],
+    run: phonePayPageRoute,
+  }),
+  route({
+    method: 'POST',
+    path: '/m/pay',
+    operationId: 'choosePhonePlan',
+    tags: ['phone'],
+    summary: 'A plan chosen on the plans page: the cashier',
+    description:
+      'Opens or reuses the person\'s JSAPI order (for the ticket\'s device while it may buy) and answers the cashier page: the six `getBrandWCPayRequest` parameters in `<script type="application/json" id="wechatpay-jsapi">` and the page\'s own script, which calls WeChat\'s cashier and goes to `m/order?id=…` on `ok` (B-phone-5, B-phone-6). Without `plan`, the plans page again.',
+    auth: 'none',
+    mode: 'phone',
+    request: { body: { schema: phonePlanForm, contentType: 'application/x-www-form-urlencoded' } },
+    answers: { 200: { description: 'The cashier page (or, without a plan, the plans page).', body: 'html' } },
+    errors: ['invalid_request', 'phone_csrf_invalid', 'phone_not_configured', 'plan_not_found', 'user_not_found', 'purchase_in_progress', 'rate_limited', 'payment_provider_failed'],
+    run: phonePlanRoute,
+  }),
+  route({
+    method: 'GET',
+    path: '/m/order',
+    operationId: 'openPhoneOrderPage',
+    tags: ['phone'],
+    summary: 'Where the cashier goes on `ok`: the order, as WeChat Pay reports it',
+    description:
+      'After WeChat web OAuth, the person\'s own order. One with no payment applied yet is asked of WeChat Pay and, if paid, granted through the same idempotent path as the notification; an unpaid one is refused with 409 and nothing is granted (B-phone-7).',
+    auth: 'none',
+    mode: 'phone',
+    request: { query: phoneOrderQuery },
+    answers: {
+      200: { description: 'The paid order, and what the person has now.', body: 'html' },
+      302: { description: 'First visit: to WeChat web OAuth (`scope=snsapi_base`), which comes back here with `code` and `state`.', location: 'The WeChat OAuth URL.' },
+    },
+    errors: ['invalid_request', 'phone_oauth_refused', 'phone_wrong_user', 'phone_not_configured', 'order_not_found', 'order_not_paid', 'phone_oauth_failed', 'payment_provider_failed'],
+    run: phoneOrderPageRoute,
   }),
   route({
     method: 'GET',

@@ -17,6 +17,7 @@
 import { z } from 'zod'
 import { SCENE_STR_PATTERN } from '../service/random'
 import { confirmationDecisionInput, confirmationOpenInput, consumeInput, createSceneInput } from '../service/validation'
+import { phoneOrderOpenInput, phonePayOpenInput, phonePlanChoice } from '../phone/validation'
 
 /** What the document shows of a schema: its component id (a `$ref` target), its description, a JSON Schema format. */
 export interface WireMeta {
@@ -156,6 +157,25 @@ export const confirmForm = wire(confirmationDecisionInput, {
   description: 'One of the two forms of the confirm page (`application/x-www-form-urlencoded`), sent by the scanner\'s browser.',
 })
 
+/** `GET m/pay`'s query (B-phone-4): the service's own schema, without the user agent it reads from the header. */
+export const phonePayQuery = phonePayOpenInput.pick({ ticket: true, code: true, state: true })
+wire(phonePayQuery.shape.ticket, { description: 'The one-time ticket of a `need_purchase` scan\'s link: the purchase is for that scene\'s device. Absent: a page for the person\'s own account.' })
+wire(phonePayQuery.shape.code, { description: 'Added by WeChat web OAuth when it sends the browser back.' })
+wire(phonePayQuery.shape.state, { description: 'Added by WeChat web OAuth when it sends the browser back: must be the state scanauth sent.' })
+
+/** `POST m/pay`: a plans page's form (B-phone-5). */
+export const phonePlanForm = wire(phonePlanChoice.pick({ csrf: true, plan: true }), {
+  id: 'PhonePlanForm',
+  description: 'A plans page\'s form (`application/x-www-form-urlencoded`): the page\'s CSRF token, and the plan of the button pressed (`name="plan"`); without a plan, the plans again.',
+})
+
+/** `GET m/order`'s query (B-phone-7). */
+export const phoneOrderQuery = z.object({
+  id: wire(phoneOrderOpenInput.shape.orderId, { description: 'The order\'s id (`out_trade_no`).' }),
+  code: wire(z.string().optional(), { description: 'Added by WeChat web OAuth when it sends the browser back.' }),
+  state: wire(z.string().optional(), { description: 'Added by WeChat web OAuth when it sends the browser back: must be the state scanauth sent.' }),
+})
+
 // ---------------------------------------------------------------------------------------------------
 // Answers
 
@@ -276,6 +296,9 @@ export const purchaseAnswer = wire(
     code_url: wire(z.string(), { description: 'What the pay code encodes (WeChat Pay: `weixin://wxpay/bizpayurl?pr=…`): show it as a QR code.' }),
     amount_fen: z.int().positive(),
     expires_at: timestamp('The payment deadline, ISO 8601.'),
+    phone_link: wire(z.literal(true).optional(), {
+      description: 'Present (true) when the person who scanned got a link to buy on their phone (`payments.phone`, B-phone-2): the device may say so beside the code.',
+    }),
   }),
   { id: 'Purchase', description: 'The order and the code to pay with (B-order-2).' },
 )

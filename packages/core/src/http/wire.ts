@@ -115,7 +115,8 @@ export function plansBody(plans: readonly PlanView[]): PlanAnswer[] {
 
 /** POST purchase, 200: the order and the code to pay with (B-order-2). */
 export function purchaseBody(r: PurchaseResult): PurchaseAnswer {
-  return { order_id: r.orderId, code_url: r.codeUrl, amount_fen: r.amountFen, expires_at: r.expiresAt }
+  const body = { order_id: r.orderId, code_url: r.codeUrl, amount_fen: r.amountFen, expires_at: r.expiresAt }
+  return r.phoneLink === true ? { ...body, phone_link: true } : body
 }
 
 /** GET order, 200: where the buyer's order stands (docs/behaviour.md, B-order-11). */

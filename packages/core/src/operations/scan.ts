@@ -6,6 +6,7 @@ import type { ScanResult } from '../service/api'
 import type { SceneRecord, UserAggregate } from '../store/records'
 import { findCurrent, runActivationStep } from '../rules/authorizations'
 import { authorizeScene, decideScan } from '../rules/scene'
+import { withPhoneTicket } from '../rules/phone'
 import { claimFreeTrial, draftUser, newUser, touch, withAuthorizations } from '../rules/user'
 import { NEW_USER } from '../store/contract'
 import { answer, changeSet, userParts, type Plan } from './plan'
@@ -19,6 +20,8 @@ export function planScan(input: {
   sessionToken: string
   now: number
   lifetimes: Lifetimes
+  /** With `payments.phone`: the digest of the phone ticket a `need_purchase` answer leaves on the scene (B-phone-2). */
+  phoneTicketHash?: string
 }): Plan<ScanResult> {
   const { now } = input
   // Steps 1–3.
@@ -43,6 +46,8 @@ export function planScanTransaction(input: {
   sessionToken: string
   now: number
   lifetimes: Lifetimes
+  /** With `payments.phone`: the digest of the phone ticket a `need_purchase` answer leaves on the scene (B-phone-2). */
+  phoneTicketHash?: string
 }): Plan<ScanResult & { result: 'authorized' | 'need_purchase' }> {
   const { now, scene } = input
   // Step 4: find or create the user, seen now. Step 5: the free trial, once. Step 6: activation.
@@ -52,9 +57,16 @@ export function planScanTransaction(input: {
   const { list, current } = findCurrent(runActivationStep(draft.authorizations, now), now)
   draft = withAuthorizations(draft, list)
   const userRef = draft.user.id ?? NEW_USER
-  // Steps 8–9: authorize the scene, create the session (also for need_purchase).
+  // Steps 8–9: authorize the scene, create the session (also for need_purchase). A scene that needs
+  // a purchase keeps the phone ticket of its scanner, when the service sells on the phone (B-phone-2).
+  const authorized = authorizeScene(scene, userRef, now)
+  const { phoneTicketHash } = input
   const changes = changeSet({
-    scene: { op: 'update', scene: authorizeScene(scene, userRef, now), expectedVersion: scene.version },
+    scene: {
+      op: 'update',
+      scene: current === null && phoneTicketHash !== undefined ? withPhoneTicket(authorized, { openid: input.openid, ticketHash: phoneTicketHash, now }) : authorized,
+      expectedVersion: scene.version,
+    },
     ...userParts(draft, { now }),
     session: {
       token: input.sessionToken,

@@ -64,6 +64,11 @@ export interface PurchaseResult {
   amountFen: number
   /** The payment deadline, ISO 8601. */
   expiresAt: string
+  /**
+   * True when the person who scanned the buying scene got a link to buy on their phone instead
+   * (`payments.phone`, B-phone-2): the device may say so beside the code. Absent otherwise.
+   */
+  phoneLink?: true
 }
 
 /** Why a payment or refund report changed nothing although it was authentic. */
@@ -184,6 +189,8 @@ export interface OrderView {
   status: 'open' | 'paid' | 'closed' | 'refunded'
   /** The scene whose device waits for it, or null. */
   sceneStr: string | null
+  /** How it is paid: `native` (a code the device shows) or `jsapi` (WeChat's cashier on the phone, B-phone-1). */
+  channel: 'native' | 'jsapi'
   /** ISO 8601. */
   createdAt: string
   /** The payment deadline, ISO 8601. */

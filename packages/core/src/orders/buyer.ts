@@ -18,6 +18,8 @@ export interface Buyer {
   userId: number
   /** The scene whose device waits for the payment, or null. */
   sceneStr: string | null
+  /** Whether the scene carries the phone ticket of its scan (B-phone-2): its scanner got a link to buy on the phone. */
+  phoneTicket?: boolean
 }
 
 /** How a purchase names its buyer, as validated. */
@@ -63,5 +65,6 @@ async function sceneBuyer(store: Store, sceneStr: string, pollSecret: string | u
       )
     }
   }
-  return { userId: scene.userId, sceneStr: scene.sceneStr }
+  // An authorized scene's confirmation slot holds the phone ticket of its scan (rules/phone.ts).
+  return { userId: scene.userId, sceneStr: scene.sceneStr, phoneTicket: scene.confirmation !== null }
 }

@@ -14,7 +14,7 @@ import { isPastDeadline } from '../rules/orders'
 import { iso } from '../service/views'
 import { applyMethods } from './apply'
 import type { OrderContext } from './context'
-import { purchaseMethod } from './purchase'
+import { purchaseMethods } from './purchase'
 import { reconcileMethod } from './reconcile'
 
 export type OrderMethods = Pick<ScanAuth, 'listPlans' | 'purchase' | 'applyPayment' | 'applyRefund' | 'reconcileOrders' | 'getOrder' | 'openOrderOfScene'>
@@ -28,6 +28,7 @@ export function orderView(order: OrderRecord): OrderView {
     amountFen: order.amountFen,
     status: order.status,
     sceneStr: order.sceneStr,
+    channel: order.channel,
     createdAt: iso(order.createdAt),
     expiresAt: iso(order.expiresAt),
     paidAt: order.paidAt === null ? null : iso(order.paidAt),
@@ -50,7 +51,7 @@ export function orderMethods(ctx: OrderContext | null): OrderMethods {
   const plans: PlanView[] = payments.plans.map((p) => ({ id: p.id, description: p.description, amountFen: p.amountFen, grant: { ...p.grant } }))
   return {
     listPlans: () => plans.map((p) => ({ ...p, grant: { ...p.grant } })),
-    purchase: purchaseMethod(ctx, applyPayment),
+    purchase: purchaseMethods(ctx, applyPayment).purchase,
     applyPayment,
     applyRefund,
     reconcileOrders: reconcileMethod(ctx, applyPayment),

@@ -7,7 +7,10 @@
  */
 import { z } from 'zod'
 import type { PaymentProvider, Plan } from './provider'
+import type { PhonePayOptions } from '../phone/api'
+import type { WebOAuthProvider } from '../service/confirm-api'
 import { DAY, SECOND } from '../rules/time'
+import { DEFAULT_PHONE_TICKET_TTL_MINUTES } from '../rules/phone'
 
 /** The pattern of a plan id: short, URL-safe, printable (it travels in JSON bodies and logs). */
 export const PLAN_ID_PATTERN = /^[0-9A-Za-z_.-]{1,64}$/
@@ -78,6 +81,30 @@ export const planSchema = z.strictObject({
   grant: planGrant,
 })
 
+const hasOAuthMethods = (value: unknown) =>
+  typeof value === 'object' && value !== null && typeof (value as WebOAuthProvider).authorizeUrl === 'function' && typeof (value as WebOAuthProvider).exchangeCode === 'function'
+
+/** An absolute http(s) address (a string option; a function is asked when needed). */
+const isHttpUrl = (value: string) => {
+  try {
+    const url = new URL(value)
+    return url.protocol === 'https:' || url.protocol === 'http:'
+  } catch {
+    return false
+  }
+}
+
+/** The `payments.phone` option (B-phone-1…10). */
+export const phoneSchema = z.strictObject({
+  url: z.union([
+    z.string().refine(isHttpUrl, { error: 'phone.url must be the absolute http(s) address of the phone pages ({base}/m/)' }),
+    z.custom<() => string>((value) => typeof value === 'function'),
+  ]),
+  oauth: z.custom<WebOAuthProvider>(hasOAuthMethods, { error: 'phone.oauth must have authorizeUrl() and exchangeCode(), e.g. createWechatWebOAuth() of @scanauth/wechat' }),
+  ticketTtlMinutes: z.number().int().min(1).max(1440).default(DEFAULT_PHONE_TICKET_TTL_MINUTES),
+  emulatorBridgeUrl: z.string().refine(isHttpUrl, { error: 'phone.emulatorBridgeUrl must be an absolute http(s) address' }).optional(),
+})
+
 /** The `payments` option. */
 export const paymentsSchema = z.strictObject({
   provider: z.custom<PaymentProvider>(hasProviderMethods, {
@@ -88,6 +115,10 @@ export const paymentsSchema = z.strictObject({
     .min(1, { error: 'plans must list at least one plan' })
     .refine((plans) => new Set(plans.map((p) => p.id)).size === plans.length, { error: 'plan ids must be unique' }),
   orderTtlMinutes: z.number().int().min(1).max(MAX_ORDER_TTL_MINUTES).default(15),
+  phone: phoneSchema.optional(),
+}).refine((payments) => payments.phone === undefined || typeof payments.provider.createJsapiOrder === 'function', {
+  error: 'payments.phone needs a provider with createJsapiOrder() (WeChat Pay JSAPI), e.g. createWechatPayProvider() of @scanauth/wechat-pay',
+  path: ['phone'],
 })
 
 /** The `payments` option of `createScanAuth` (docs/payments.md). */
@@ -98,7 +129,15 @@ export interface PaymentOptions {
   plans: Plan[]
   /** How long an order can be paid, in whole minutes, 1–120. Default 15. */
   orderTtlMinutes?: number
+  /**
+   * Selling on the phone that scanned, with WeChat Pay JSAPI inside WeChat (docs/payments.md): the
+   * pages under `{base}/m/`, and the link a `need_purchase` scan's reply carries. Off when absent.
+   */
+  phone?: PhonePayOptions
 }
 
 /** The `payments` option after parsing. */
 export type ResolvedPayments = z.infer<typeof paymentsSchema>
+
+/** The `payments.phone` option after parsing. */
+export type ResolvedPhone = z.infer<typeof phoneSchema>

@@ -47,6 +47,31 @@ export interface ProviderOrderRequest {
   expiresAt: number
 }
 
+/** A JSAPI order as core asks a provider to open it: a Native order's fields and who pays (B-phone-1). */
+export interface ProviderJsapiOrderRequest extends ProviderOrderRequest {
+  /** The payer's openid under the provider's app id: the person the phone page identified. */
+  payerOpenid: string
+}
+
+/**
+ * The six parameters of WeChat's cashier, `WeixinJSBridge.invoke('getBrandWCPayRequest', …)`, for one
+ * JSAPI order. Field names are WeChat's own, so a page passes the object as it is.
+ */
+export interface JsapiPayParameters {
+  /** The app id the order was opened for. */
+  appId: string
+  /** Unix time in **seconds**, as a decimal string. */
+  timeStamp: string
+  /** A random string of at most 32 characters. */
+  nonceStr: string
+  /** `prepay_id=` and the order's prepay id. */
+  package: string
+  /** Always `RSA`; not part of what is signed. */
+  signType: 'RSA'
+  /** Base64 SHA256-with-RSA, by the merchant's key, of `appId\ntimeStamp\nnonceStr\npackage\n`. */
+  paySign: string
+}
+
 /**
  * What the payment service says of one order, from a verified notification or a query. Field
  * values are the service's own; core compares them with the stored order before it believes any.
@@ -118,6 +143,13 @@ export interface PaymentProvider {
   createNativeOrder(order: ProviderOrderRequest): Promise<{
     /** The code the device shows (`weixin://wxpay/…`). */ codeUrl: string
   }>
+  /**
+   * Opens a JSAPI order for `payerOpenid` and answers the cashier parameters, signed. Called again
+   * with the same request for an order still open, it must answer parameters of the same order (WeChat
+   * Pay answers the current `prepay_id`), never open a second chargeable one. Needed only for paying
+   * on the phone (`payments.phone`, B-phone-1); `createWechatPayProvider` has it.
+   */
+  createJsapiOrder?(order: ProviderJsapiOrderRequest): Promise<JsapiPayParameters>
   /** What the service knows of the order, or null when it knows none by that id. */
   queryOrder(outTradeNo: string): Promise<ProviderTransaction | null>
   /** Closes an unpaid order; answers `paid` when the service says it is paid already. */

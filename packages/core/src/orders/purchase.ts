@@ -8,10 +8,10 @@
  * @module
  */
 import type { PurchaseInput, PurchaseResult } from './api'
-import type { Plan, ProviderCloseResult, ProviderTransaction } from './provider'
+import type { JsapiPayParameters, Plan, ProviderCloseResult, ProviderTransaction } from './provider'
 import { ScanAuthError } from '../errors'
 import { newOrderId } from '../service/random'
-import type { OrderRecord } from '../store/records'
+import type { OrderChannel, OrderRecord } from '../store/records'
 import { isClosedState, isPaidState, markClosed, mayReplace, mayReuse, openOrder } from '../rules/orders'
 import { SECOND } from '../rules/time'
 import { parseInput } from '../service/validation'
@@ -26,8 +26,32 @@ const PURCHASE_LOCK_MS = 30_000
 /** The most open orders of one user a purchase looks at (normally one; a few after races or failures). */
 const MAX_OPEN_ORDERS_PER_USER = 100
 
-/** The operation that opens orders. `applyPayment` settles an order found paid while closing it. */
-export function purchaseMethod(ctx: OrderContext, applyPayment: (report: ProviderTransaction) => Promise<unknown>) {
+/** A JSAPI order opened or reused for the phone's cashier (B-phone-1). */
+export interface JsapiPurchase {
+  /** The order, as stored. */
+  order: OrderRecord
+  /** The cashier's six parameters, signed by the provider. */
+  parameters: JsapiPayParameters
+}
+
+/** What a phone purchase names: the buyer the phone page identified, and the plan. */
+export interface JsapiPurchaseInput {
+  /** The buyer, and the scene whose device waits (null for a renewal without a device). */
+  buyer: Buyer
+  /** The buyer's openid: WeChat Pay's `payer.openid`. */
+  openid: string
+  /** The plan's id (unknown: `plan_not_found`). */
+  plan: string
+  /** The phone's address, for the per-address purchase limit (B-rate-11). */
+  clientAddress?: string
+}
+
+/**
+ * The operations that open orders: `purchase` (a Native code for the device) and `purchaseJsapi`
+ * (WeChat's cashier on the phone, B-phone-1). `applyPayment` settles an order found paid while
+ * closing it.
+ */
+export function purchaseMethods(ctx: OrderContext, applyPayment: (report: ProviderTransaction) => Promise<unknown>) {
   const { store, now, payments, limitPurchase } = ctx
   const { provider } = payments
 
@@ -80,7 +104,21 @@ export function purchaseMethod(ctx: OrderContext, applyPayment: (report: Provide
     return { orderId: order.outTradeNo, codeUrl, amountFen: order.amountFen, expiresAt: iso(order.expiresAt) }
   }
 
-  async function openOrReuse(plan: Plan, buyer: Buyer): Promise<PurchaseResult> {
+  /** The cashier's parameters of a JSAPI order: the first time it opens it, later those of the same order. */
+  async function cashierFor(order: OrderRecord, payerOpenid: string): Promise<JsapiPurchase> {
+    const createJsapiOrder = provider.createJsapiOrder?.bind(provider)
+    if (createJsapiOrder === undefined) throw new ScanAuthError('payments_not_configured', 'The payment provider cannot open JSAPI orders (createJsapiOrder)')
+    const request = { outTradeNo: order.outTradeNo, description: order.description, amountFen: order.amountFen, expiresAt: order.expiresAt, payerOpenid }
+    const parameters = await askProvider('open the order', () => createJsapiOrder(request))
+    return { order, parameters }
+  }
+
+  /**
+   * The open order this purchase reuses, or a new one stored before the service hears of it; every
+   * other open order it replaces is closed first (B-order-3, B-order-4). A purchase replaces orders
+   * of either channel: one device never has two payable orders, whichever phone would pay them.
+   */
+  async function openOrReuse(plan: Plan, buyer: Buyer, channel: OrderChannel): Promise<OrderRecord> {
     // A scene's purchase reads that scene's orders only; a session's, the user's (B-order-4).
     const query = buyer.sceneStr === null ? { userId: buyer.userId } : { userId: buyer.userId, sceneStr: buyer.sceneStr }
     const open = await store.listOpenOrders({ ...query, limit: MAX_OPEN_ORDERS_PER_USER })
@@ -88,24 +126,30 @@ export function purchaseMethod(ctx: OrderContext, applyPayment: (report: Provide
     for (const order of open) {
       // Another scene's order, which another device shows, or a session's stays open and payable.
       if (!mayReplace(order, buyer.sceneStr)) continue
-      if (reuse === null && mayReuse(order, plan, buyer.sceneStr, now())) reuse = order
+      if (reuse === null && mayReuse(order, plan, buyer.sceneStr, channel, now())) reuse = order
       else await closeReplaced(order)
     }
-    if (reuse !== null) return codeFor(reuse)
-    const order = openOrder({ outTradeNo: newOrderId(), userId: buyer.userId, plan, sceneStr: buyer.sceneStr, now: now(), ttlMs: payments.orderTtlMinutes * 60 * SECOND })
+    if (reuse !== null) return reuse
+    const order = openOrder({ outTradeNo: newOrderId(), userId: buyer.userId, plan, sceneStr: buyer.sceneStr, channel, now: now(), ttlMs: payments.orderTtlMinutes * 60 * SECOND })
     // Stored before the service hears of it: whatever happens next, the order is known here, so a
     // payment of it is never refused as unknown and the reconciler can settle it (B-order-10).
     if (!(await store.saveOrder({ op: 'insert', order }))) throw new ScanAuthError('conflict', 'order id collision, try again')
-    return codeFor(order)
+    return order
   }
 
-  return async function purchase(input: PurchaseInput): Promise<PurchaseResult> {
-    const { sceneStr, pollSecret, sessionToken, plan: planId, clientAddress } = parseInput(purchaseInput, input)
+  /** The plan a purchase names, or `plan_not_found`. */
+  function planOf(planId: string): Plan {
     const plan = isPlanId(planId) ? payments.plans.find((p) => p.id === planId) : undefined
     if (plan === undefined) throw new ScanAuthError('plan_not_found', `No plan with id ${JSON.stringify(planId)}`)
-    const buyer = await findBuyer(store, { sceneStr, pollSecret, sessionToken }, now())
-    // Counted once the buyer may buy, before the lock and the service: a refused call opens, closes
-    // and stores nothing, and a stranger refused above spends none of the buyer's purchases (B-rate-12).
+    return plan
+  }
+
+  /**
+   * Counts the purchase, then runs `open` under the buyer's purchase lock. Counted once the buyer may
+   * buy, before the lock and the service: a refused call opens, closes and stores nothing, and a
+   * stranger refused earlier spends none of the buyer's purchases (B-rate-12).
+   */
+  async function underPurchaseLock<T>(buyer: Buyer, clientAddress: string | undefined, open: () => Promise<T>): Promise<T> {
     await limitPurchase({ userId: buyer.userId, clientAddress })
     // One purchase per user at a time: two taps must not open two chargeable orders (B-order-3).
     const lock = `purchase:${buyer.userId}`
@@ -114,9 +158,26 @@ export function purchaseMethod(ctx: OrderContext, applyPayment: (report: Provide
       throw new ScanAuthError('purchase_in_progress', 'Another purchase of this user is being opened; try again in a moment')
     }
     try {
-      return await openOrReuse(plan, buyer)
+      return await open()
     } finally {
       await store.deleteCounter(lock)
     }
+  }
+
+  return {
+    async purchase(input: PurchaseInput): Promise<PurchaseResult> {
+      const { sceneStr, pollSecret, sessionToken, plan: planId, clientAddress } = parseInput(purchaseInput, input)
+      const plan = planOf(planId)
+      const buyer = await findBuyer(store, { sceneStr, pollSecret, sessionToken }, now())
+      const result = await underPurchaseLock(buyer, clientAddress, async () => codeFor(await openOrReuse(plan, buyer, 'native')))
+      // The device may say that the phone which scanned got a link to buy there (B-phone-2).
+      return payments.phone !== undefined && buyer.phoneTicket === true ? { ...result, phoneLink: true } : result
+    },
+
+    /** A JSAPI order for the buyer a phone page identified (B-phone-1); the caller checked who buys. */
+    async purchaseJsapi(input: JsapiPurchaseInput): Promise<JsapiPurchase> {
+      const plan = planOf(input.plan)
+      return underPurchaseLock(input.buyer, input.clientAddress, async () => cashierFor(await openOrReuse(plan, input.buyer, 'jsapi'), input.openid))
+    },
   }
 }

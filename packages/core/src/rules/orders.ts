@@ -5,7 +5,7 @@
  */
 import type { PaymentRejection } from '../orders/api'
 import type { PaymentMerchant, Plan, ProviderRefund, ProviderTransaction } from '../orders/provider'
-import type { OrderRecord, SceneRecord, UserAggregate } from '../store/records'
+import type { OrderChannel, OrderRecord, SceneRecord, UserAggregate } from '../store/records'
 import { draftOf, findCurrent, runActivationStep } from './authorizations'
 import { hasPassed, DAY, SECOND } from './time'
 
@@ -58,6 +58,7 @@ export function openOrder(input: {
   userId: number
   plan: Plan
   sceneStr: string | null
+  channel: OrderChannel
   now: number
   ttlMs: number
 }): OrderRecord {
@@ -70,6 +71,7 @@ export function openOrder(input: {
     amountFen: plan.amountFen,
     grant: { ...plan.grant },
     sceneStr: input.sceneStr,
+    channel: input.channel,
     status: 'open',
     createdAt: now,
     expiresAt: now + input.ttlMs,
@@ -86,11 +88,13 @@ export function openOrder(input: {
 /**
  * Whether an open order may serve a new purchase of `plan` from the same buyer and scene
  * (B-order-3): same plan on the same terms (a catalog changed since must not sell at the old price),
- * same scene, and enough of its window left. The payment service then answers a fresh code for it.
+ * same scene, same channel (a Native code cannot become WeChat's cashier, B-phone-1), and enough of
+ * its window left. The payment service then answers a fresh code for it.
  */
-export function mayReuse(order: OrderRecord, plan: Plan, sceneStr: string | null, now: number): boolean {
+export function mayReuse(order: OrderRecord, plan: Plan, sceneStr: string | null, channel: OrderChannel, now: number): boolean {
   return (
     order.status === 'open' &&
+    order.channel === channel &&
     order.planId === plan.id &&
     order.amountFen === plan.amountFen &&
     order.description === plan.description &&

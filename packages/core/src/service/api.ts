@@ -6,6 +6,7 @@
 import type { OrderView, PaymentOutcome, PlanView, PurchaseInput, PurchaseResult, ReconcileOptions, ReconcileResult, RefundOutcome } from '../orders/api'
 import type { ProviderRefund, ProviderTransaction } from '../orders/provider'
 import type { ConfirmationDecisionInput, ConfirmationDecisionResult, ConfirmationOpenInput, ConfirmationStep } from './confirm-api'
+import type { PhoneOrderOpenInput, PhoneOrderStep, PhonePayOpenInput, PhonePayStep, PhonePlanChoice } from '../phone/api'
 import type { Authorization, AuthorizationSummary, UserInfo } from './views'
 import type {
   ConsumeInput,
@@ -125,6 +126,11 @@ export type ScanResult =
       result: 'authorized' | 'need_purchase'
       /** The user found or created for the openid. */
       userId: number
+      /**
+       * With `payments.phone`, on `need_purchase`: the scanner's link to buy on this phone,
+       * `{phone.url}pay?ticket=…` (B-phone-2). Put it in the reply and nowhere else.
+       */
+      payUrl?: string
     }
   | {
       /**
@@ -288,4 +294,37 @@ export interface ScanAuth {
    * token; nothing changes then.
    */
   decideConfirmation(input: ConfirmationDecisionInput): Promise<ConfirmationDecisionResult>
+  /**
+   * Whether this instance sells on the phone that scanned (`payments.phone`): the HTTP handler then
+   * serves `{base}/m/pay` and `{base}/m/order`.
+   */
+  readonly phonePay: boolean
+  /**
+   * `GET {base}/m/pay`, the plans page on the phone (B-phone-3…5): outside WeChat's browser it answers
+   * `open_in_wechat`; without an OAuth `code`, where to send the phone (WeChat web OAuth,
+   * `snsapi_base`); with one, the person's current authorization, queue and the plans, with a fresh
+   * CSRF token. A `ticket` (from a `need_purchase` scan's link) makes the purchases for that scene's
+   * device; it works once, and only for the person who scanned. Throws `phone_not_configured` (404),
+   * `phone_ticket_invalid` (404), `phone_ticket_used` (410), `phone_ticket_expired` (410),
+   * `phone_wrong_user` (403), `phone_oauth_refused` (400), `phone_oauth_failed` (502),
+   * `user_not_found` (404, nobody scanned with that WeChat account yet) or `invalid_request` (400);
+   * only the ticket's first use is recorded.
+   */
+  openPhonePay(input: PhonePayOpenInput): Promise<PhonePayStep>
+  /**
+   * `POST {base}/m/pay`, a plans page's form (B-phone-5, B-phone-6): with a `plan`, opens (or reuses)
+   * the person's JSAPI order, for the ticket's device while it may buy, and answers the signed cashier
+   * parameters; without one, the plans again. Throws `phone_csrf_invalid` (403) for a missing,
+   * made-up or replaced token, `plan_not_found` (404), and what {@link ScanAuth.purchase} throws
+   * (`rate_limited`, `purchase_in_progress`, `payment_provider_failed`); nothing is opened then.
+   */
+  choosePhonePlan(input: PhonePlanChoice): Promise<PhonePayStep>
+  /**
+   * `GET {base}/m/order?id=…`, where the cashier goes on `ok` (B-phone-7): after WeChat OAuth, the
+   * person's own order only (`phone_wrong_user`, 403, for another's). An open order is looked up at
+   * the payment service and, if paid, granted through the same idempotent path as the notification.
+   * An order not paid is `order_not_paid` (409), and nothing is granted; WeChat Pay unreachable is
+   * `payment_provider_failed` (502).
+   */
+  openPhoneOrder(input: PhoneOrderOpenInput): Promise<PhoneOrderStep>
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { PhonePayView } from '../phone/api'
 
 /**
  * WeChat web OAuth as core needs it (`snsapi_base`): where to send the phone, and the openid behind
@@ -97,4 +98,9 @@ export interface ConfirmationDecisionResult {
   userId?: number
   /** The device, as the page showed it. */
   deviceLabel: string
+  /**
+   * With `payments.phone`, on `need_purchase`: the plans, for the confirm page to offer at once
+   * (B-phone-8); the page's forms post to `{base}/m/pay`.
+   */
+  payment?: PhonePayView
 }

@@ -26,6 +26,8 @@ import { userOfSessionFallback } from './session-user'
 import { createSceneInput, parseInput, scanInput } from './validation'
 import { hasOrderMethods, type OrderContext } from '../orders/context'
 import { orderMethods } from '../orders/methods'
+import { purchaseMethods } from '../orders/purchase'
+import { PHONE_PAY_OFF, phoneMethods, type PhoneMethods } from '../phone/pages'
 import { confirmationMethods } from './confirmations'
 import { digestSecret, maskAddress, matchesDigest } from '../rules/confirm'
 import { newSecret } from './random'
@@ -79,6 +81,20 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
           limitPurchase: createPurchaseLimiter(store, config.rateLimits, now),
         }
   const orders = orderMethods(orderContext)
+  // Selling on the phone that scanned (B-phone-1…10): the order operations, reached from phone pages.
+  const phone: PhoneMethods | null =
+    orderContext === null || orderContext.payments.phone === undefined
+      ? null
+      : phoneMethods({
+          store: orderContext.store,
+          now,
+          phone: orderContext.payments.phone,
+          listPlans: orders.listPlans,
+          getUser: entitlements.getUser,
+          queryOrder: (outTradeNo) => orderContext.payments.provider.queryOrder(outTradeNo),
+          purchaseJsapi: purchaseMethods(orderContext, orders.applyPayment).purchaseJsapi,
+          applyPayment: orders.applyPayment,
+        })
   const limitScene = createSceneLimiter(store, config.rateLimits, now)
   const confirmations = confirmationMethods({
     store,
@@ -223,14 +239,19 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
         return result
       }
       const sessionToken = newSessionToken()
-      const result = await commitLoop(async () => {
+      // Selling on the phone: a scan that ends in need_purchase leaves this ticket on its scene (B-phone-2).
+      const ticket = phone?.newTicket()
+      const planned = await commitLoop(async () => {
         // A string that cannot be a scene_str names no scene: `invalid` without a read.
         const loaded = SCENE_STR_PATTERN.test(sceneStr)
           ? await store.load({ sceneStr, openid })
           : { scene: null, user: null }
-        return { user: loaded.user, plan: planScan({ scene: loaded.scene, user: loaded.user, openid, sessionToken, now: now(), lifetimes }) }
+        const input = { scene: loaded.scene, user: loaded.user, openid, sessionToken, now: now(), lifetimes }
+        return { user: loaded.user, plan: planScan(ticket === undefined ? input : { ...input, phoneTicketHash: ticket.ticketHash }) }
       })
-      callHook(config, () => config.hooks.onScan?.({ sceneStr, openid, ...result }))
+      const result: ScanResult = planned.result === 'need_purchase' && phone !== null && ticket !== undefined ? { ...planned, payUrl: phone.payUrlOf(ticket.ticket) } : planned
+      // The hook hears what the scan came to, never the ticket's link (it may be logged).
+      callHook(config, () => config.hooks.onScan?.({ sceneStr, openid, ...planned }))
       return result
     },
 
@@ -251,11 +272,20 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     openConfirmation: confirmations.openConfirmation,
 
     async decideConfirmation(input) {
-      const result = await confirmations.decideConfirmation(input)
+      let result = await confirmations.decideConfirmation(input)
+      // The scanner is on the confirm page already: it offers the plans at once (B-phone-8).
+      if (result.result === 'need_purchase' && phone !== null && result.userId !== undefined) {
+        result = { ...result, payment: await phone.plansAfterConfirmation({ userId: result.userId, ticket: input.ticket }) }
+      }
       // The decision is the end of the scan (B-confirm-7): the hook hears what it came to.
       callHook(config, () => config.hooks.onConfirm?.({ result: result.result, ...(result.userId === undefined ? {} : { userId: result.userId }) }))
       return result
     },
+
+    phonePay: phone !== null,
+    openPhonePay: (phone ?? PHONE_PAY_OFF).openPhonePay,
+    choosePhonePlan: (phone ?? PHONE_PAY_OFF).choosePhonePlan,
+    openPhoneOrder: (phone ?? PHONE_PAY_OFF).openPhoneOrder,
 
     ...entitlements,
     ...orders,

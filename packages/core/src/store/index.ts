@@ -60,6 +60,7 @@ export type {
   IdempotencyRecord,
   OrderRecord,
   OrderStatus,
+  OrderChannel,
   OrderGrant,
   OrderRefundRecord,
 } from './records'

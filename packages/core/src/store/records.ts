@@ -200,6 +200,9 @@ export interface IdempotencyRecord {
  */
 export type OrderStatus = 'open' | 'paid' | 'closed' | 'refunded'
 
+/** How an order is paid (docs/behaviour.md, B-phone-1): a Native code, or JSAPI inside WeChat. */
+export type OrderChannel = 'native' | 'jsapi'
+
 /** One refund applied to an order, as the payment service reported it. */
 export interface OrderRefundRecord {
   /** Our refund number (`out_refund_no`). */
@@ -243,6 +246,12 @@ export interface OrderRecord {
   grant: OrderGrant
   /** The scene whose device waits for this payment; null for a purchase made with a session. */
   sceneStr: string | null
+  /**
+   * How it is paid: `native`, a code the device shows and another phone scans; `jsapi`, WeChat's
+   * cashier on the phone of the buyer the phone page identified (B-phone-1). Orders stored before
+   * the channel was recorded read as `native`.
+   */
+  channel: OrderChannel
   /** Where it is in its lifecycle. */
   status: OrderStatus
   /** When it was opened. */

@@ -67,5 +67,13 @@ export function instrument(auth: ScanAuth, telemetry: Telemetry): ScanAuth {
           span?.setAttribute(ATTR.purchaseBy, input.sceneStr !== undefined ? 'scene' : 'session')
         },
       ),
+    // A plans page's form with a plan is a purchase on the phone (B-phone-5); without one it only shows the plans again.
+    choosePhonePlan: (input) =>
+      input.plan === undefined || input.plan === ''
+        ? auth.choosePhonePlan(input)
+        : telemetry.operation(SPAN.purchase, () => auth.choosePhonePlan(input), (_result, span) => {
+            span?.setAttribute(ATTR.plan, input.plan as string)
+            span?.setAttribute(ATTR.purchaseBy, 'phone')
+          }),
   }
 }

@@ -37,7 +37,7 @@ export const ATTR = {
   authorizationSource: 'scanauth.authorization.source',
   /** The plan a purchase opened an order for (a catalog id). */
   plan: 'scanauth.plan',
-  /** Who bought: `scene` (a device after `need_purchase`) or `session`. */
+  /** Who bought: `scene` (a device after `need_purchase`), `session`, or `phone` (the plans page on the phone, B-phone-5). */
   purchaseBy: 'scanauth.purchase.by',
 } as const
 

@@ -11,6 +11,7 @@ import { RecordingQrProvider } from '../qr'
 import { fetchJson, postJson } from './fetch-json'
 import { createPendingScene, pollAuthorized, useSession } from './flow'
 import { describeConfirmRoutes } from './confirm-suite'
+import { describePhoneRoutes } from './phone-suite'
 import { describePurchaseRuleRoutes } from './purchase-rules-suite'
 import { describePurchaseRoutes } from './purchase-suite'
 import { describeWaitingRoutes } from './waiting-suite'
@@ -245,4 +246,5 @@ export function describeHttpRoutes(framework: string, host: HttpRoutesHost, opti
   describePurchaseRoutes(framework, host)
   describePurchaseRuleRoutes(framework, host)
   describeConfirmRoutes(framework, host)
+  describePhoneRoutes(framework, host)
 }

@@ -132,6 +132,47 @@ export function describePaymentProcesses(name: string, options: PaymentProcesses
       }
     })
 
+    it('a JSAPI order paid on the phone: its notification in two processes at the same moment as the order page asks WeChat Pay, one grant (B-phone-7)', { timeout: 60_000 }, async () => {
+      const { auth, workers: [first, second], dump } = (await start(2)) as { auth: ScanAuth; workers: [Worker, Worker]; dump: () => Promise<StoreSnapshot> }
+      const WECHAT = 'Mozilla/5.0 (iPhone) Mobile/15E148 MicroMessenger/8.0.50'
+      const orders: PaidOrder[] = []
+      for (let i = 0; i < 5; i++) {
+        // A person with an account buys on the phone: the plans page after WeChat OAuth, a plan, the cashier.
+        const openid = `phone-buyer-${i}`
+        await auth.handleScan({ sceneStr: (await auth.createScene({ deviceId: `phone-tv-${i}` })).sceneStr, openid })
+        const entry = await auth.openPhonePay({ userAgent: WECHAT })
+        const state = entry.step === 'authorize' ? (new URL(entry.location).searchParams.get('state') as string) : ''
+        const page = await auth.openPhonePay({ code: rig.oauth.issueCode(openid), state, userAgent: WECHAT })
+        if (page.step !== 'plans') throw new Error(`expected the plans page, got ${page.step}`)
+        const cashier = await auth.choosePhonePlan({ csrf: page.view.csrf, plan: 'days-30' })
+        if (cashier.step !== 'cashier') throw new Error(`expected the cashier, got ${cashier.step}`)
+        orders.push(...(await rig.payOpened([{ orderId: cashier.cashier.orderId, openid }])))
+      }
+      for (const order of orders) {
+        const entry = await auth.openPhoneOrder({ orderId: order.orderId, userAgent: WECHAT })
+        const state = entry.step === 'authorize' ? (new URL(entry.location).searchParams.get('state') as string) : ''
+        // The notification to both processes, and the order page asking WeChat Pay in this one, at once.
+        const [one, other, page] = await Promise.all([
+          first.run({ kind: 'deliver', notifications: [order.notification] }),
+          second.run({ kind: 'deliver', notifications: [order.notification] }),
+          auth.openPhoneOrder({ orderId: order.orderId, code: rig.oauth.issueCode(order.openid), state, userAgent: WECHAT }),
+        ])
+        expect([...one.statuses, ...other.statuses], order.orderId).toEqual([204, 204])
+        expect(page, order.orderId).toMatchObject({ step: 'order', view: { status: 'paid' } })
+        // The page granted, or one of the deliveries did: the other two found it applied.
+        const results = [...one.outcomes, ...other.outcomes].map((o) => o.result)
+        expect(results.filter((r) => r === 'granted').length, order.orderId).toBeLessThanOrEqual(1)
+        expect(results.every((r) => r === 'granted' || r === 'already_applied'), order.orderId).toBe(true)
+      }
+      const snapshot = await dump()
+      expectSound(snapshot)
+      expect(snapshot.authorizations.filter((a) => a.source === 'purchase')).toHaveLength(orders.length)
+      for (const order of orders) {
+        expectGrantedOnce(snapshot, order)
+        expect(orderOf(snapshot, order.orderId).channel).toBe('jsapi')
+      }
+    })
+
     const crashes: Array<[StallPoint, 'retry' | 'reconciler']> = [
       ['grant', 'retry'],
       ['grant', 'reconciler'],

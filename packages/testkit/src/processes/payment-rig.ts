@@ -7,6 +7,7 @@
  * @module
  */
 import { createScanAuth, type ScanAuth, type Store } from '@scanauth/core'
+import { TestWebOAuth } from '../web-oauth'
 import { listen, type Listening } from '../http/serve'
 import { RecordingQrProvider } from '../qr'
 import { TEST_PLANS } from '../suites/orders'
@@ -32,13 +33,20 @@ export interface PaymentRig {
   emulator: PaymentEmulator
   /** What every worker is given. */
   settings: PaymentWorkerSettings
-  /** A service over `store` selling {@link TEST_PLANS} through a client of the emulator, on the real clock. */
+  /**
+   * A service over `store` selling {@link TEST_PLANS} through a client of the emulator, on the real
+   * clock, also on the phone (`payments.phone`, with {@link PaymentRig.oauth}).
+   */
   service(store: Store): ScanAuth
+  /** The web OAuth of the phone pages: a test hands out its codes. */
+  oauth: TestWebOAuth
   /**
    * Opens `count` orders through `auth`, one new buyer each (a first scan, then a purchase through
    * its scene), pays every one at the emulator, and answers them with their captured notifications.
    */
   paidOrders(auth: ScanAuth, count: number, tag: string): Promise<PaidOrder[]>
+  /** Pays orders opened already (a JSAPI order of the phone pages) at the emulator, and answers them with their notifications. */
+  payOpened(opened: Array<{ orderId: string; openid: string }>): Promise<PaidOrder[]>
   /** Stops the emulator and the capturing server. */
   close(): Promise<void>
 }
@@ -88,10 +96,17 @@ export async function startPaymentRig(startEmulator: PaymentEmulatorFactory, pro
     return got
   }
 
-  return {
+  const oauth = new TestWebOAuth(emulator.appid)
+  const rig: PaymentRig = {
     emulator,
     settings,
-    service: (store) => createScanAuth({ store, qr: new RecordingQrProvider(), payments: { provider: provider(settings.client), plans: TEST_PLANS } }),
+    oauth,
+    service: (store) =>
+      createScanAuth({
+        store,
+        qr: new RecordingQrProvider(),
+        payments: { provider: provider(settings.client), plans: TEST_PLANS, phone: { url: 'https://app.example.test/auth/m/', oauth } },
+      }),
     async paidOrders(auth, count, tag) {
       const opened: Array<{ orderId: string; openid: string }> = []
       for (let i = 0; i < count; i++) {
@@ -101,6 +116,9 @@ export async function startPaymentRig(startEmulator: PaymentEmulatorFactory, pro
         if (scan.result !== 'authorized') throw new Error(`the first scan of ${openid} answered ${scan.result}`)
         opened.push({ orderId: (await auth.purchase({ sceneStr, plan: 'days-30' })).orderId, openid })
       }
+      return rig.payOpened(opened)
+    },
+    async payOpened(opened) {
       const transactionIds = new Map<string, string>()
       for (const { orderId } of opened) transactionIds.set(orderId, String((await emulator.pay({ outTradeNo: orderId })).transaction_id))
       await emulator.settled()
@@ -117,4 +135,5 @@ export async function startPaymentRig(startEmulator: PaymentEmulatorFactory, pro
       await capture.close()
     },
   }
+  return rig
 }

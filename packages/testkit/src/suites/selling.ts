@@ -3,7 +3,7 @@
  * options a case needs, and a user whose free trial is over on a scene that answers `need_purchase`.
  */
 import { expect } from 'vitest'
-import { createScanAuth, type ScanAuth, type ScanAuthOptions, type Store } from '@scanauth/core'
+import { createScanAuth, type PhonePayOptions, type ScanAuth, type ScanAuthOptions, type Store } from '@scanauth/core'
 import type { ContractContext } from '../context'
 import { FREE_TRIAL_DAYS, SCENE_TTL_SECONDS, SESSION_TTL_HOURS } from '../context'
 import type { TestPaymentService } from '../payment-service'
@@ -15,9 +15,9 @@ export const MINUTE = 60_000
 export function sellingAuthWith(
   ctx: ContractContext,
   service: TestPaymentService,
-  options: Pick<ScanAuthOptions, 'rateLimits' | 'requirePollSecret'> & { store?: Store } = {},
+  options: Pick<ScanAuthOptions, 'rateLimits' | 'requirePollSecret' | 'confirm' | 'confirmation'> & { store?: Store; phone?: PhonePayOptions } = {},
 ): ScanAuth {
-  const { store = ctx.store, ...rest } = options
+  const { store = ctx.store, phone, ...rest } = options
   return createScanAuth({
     store,
     qr: ctx.qr,
@@ -25,7 +25,7 @@ export function sellingAuthWith(
     sceneTtlSeconds: SCENE_TTL_SECONDS,
     sessionTtlHours: SESSION_TTL_HOURS,
     freeTrialDays: FREE_TRIAL_DAYS,
-    payments: { provider: service, plans: TEST_PLANS, orderTtlMinutes: 15 },
+    payments: { provider: service, plans: TEST_PLANS, orderTtlMinutes: 15, ...(phone === undefined ? {} : { phone }) },
     ...rest,
   })
 }
