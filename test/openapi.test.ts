@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { describe, expect, it } from 'vitest'
 import { createHttpHandler, createScanAuth, MemoryStore, openApiDocument, openApiJson } from '@scanauth/core'
-import { RecordingQrProvider, TestWebOAuth } from '@scanauth/testkit'
+import { RecordingQrProvider, TestPaymentService, TestWebOAuth } from '@scanauth/testkit'
 import { ROUTES } from '../packages/core/src/http/routes'
 import { REPO_ROOT } from './support/markdown'
 
@@ -46,12 +46,18 @@ describe('docs/openapi.json', () => {
     expect(document.components.securitySchemes).toEqual({ bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }) })
     // A route for anyone has no `security`; `optional-bearer` (a purchase by scene needs no session, one by session does) has both.
     const security = { none: undefined, bearer: [{ bearer: [] }], 'optional-bearer': [{}, { bearer: [] }] }
-    // Every route is served: the confirm page with confirm: 'link', the document by default.
+    // Every route is served: the confirm page with confirm: 'link', the phone pages with payments.phone,
+    // the document by default.
     const auth = createScanAuth({
       store: new MemoryStore(),
       qr: new RecordingQrProvider(),
       confirm: 'link',
       confirmation: { url: 'https://app.example.test/auth/confirm', oauth: new TestWebOAuth() },
+      payments: {
+        provider: new TestPaymentService(Date.now),
+        plans: [{ id: 'month', description: '30 days', amountFen: 1990, grant: { type: 'time', days: 30 } }],
+        phone: { url: 'https://app.example.test/auth/m/', oauth: new TestWebOAuth() },
+      },
     })
     const handle = createHttpHandler(auth)
     for (const route of ROUTES) {
