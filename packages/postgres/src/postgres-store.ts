@@ -13,7 +13,8 @@
 import type { Pool } from 'pg'
 import { type LedgerEntryRecord, type OrderRecord, type PurgeOptions, type PurgeResult, type Store } from '@scanauth/core'
 import { purgeInBatches, resolvePurgeOptions, startOfScenes, type ChangeSet, type CommitResult, type LedgerQuery, type LoadQuery, type LoadResult, type OpenOrderQuery, type OrderWrite, type SceneChangeListener, type SessionSelector } from '@scanauth/core/store'
-import type { LiveSessionQuery, OrderListQuery, SchemaState, SessionRecord, UserListQuery, UserRecord } from '@scanauth/core/store'
+import type { ActiveAuthorizationQuery, AuthorizationRecord, LiveSessionQuery, OrderListQuery, SchemaState, SessionRecord, UserListQuery, UserRecord } from '@scanauth/core/store'
+import { ActiveStatements } from './active-reads'
 import { INVALID_CHANGE_SET_SQLSTATE } from './commit-function'
 import { PostgresStoreError } from './errors'
 import { LoadStatements } from './load-statement'
@@ -71,6 +72,7 @@ export class PostgresStore implements Store {
   private readonly purges: PurgeStatements
   private readonly orders: OrderStatements
   private readonly operatorReads: OperatorStatements
+  private readonly activeReads: ActiveStatements
   private migrated = false
 
   /**
@@ -90,6 +92,7 @@ export class PostgresStore implements Store {
     this.purges = new PurgeStatements(this.s, this.tag)
     this.orders = new OrderStatements(this.s, this.tag)
     this.operatorReads = new OperatorStatements(this.s, this.tag)
+    this.activeReads = new ActiveStatements(this.s, this.tag)
   }
 
   /**
@@ -269,6 +272,16 @@ export class PostgresStore implements Store {
   async listOrders(query: OrderListQuery): Promise<OrderRecord[]> {
     this.assertMigrated()
     return this.operatorReads.orders(this.pool, query)
+  }
+
+  /**
+   * The active authorizations a reminder pass asks for (see `Store.listActiveAuthorizations`): one
+   * select on the partial index of the query's type (migration 7, `active-reads.ts`), so a page
+   * reads the authorizations near their end (time) or low on points, never the others.
+   */
+  async listActiveAuthorizations(query: ActiveAuthorizationQuery): Promise<AuthorizationRecord[]> {
+    this.assertMigrated()
+    return this.activeReads.list(this.pool, query)
   }
 
   /**

@@ -271,6 +271,29 @@ export const MIGRATIONS: readonly Migration[] = [
         ADD COLUMN channel text NOT NULL DEFAULT 'native' CONSTRAINT scanauth_orders_channel_check CHECK (channel IN ('native', 'jsapi'));
     `,
   },
+  {
+    version: 7,
+    name: 'active authorizations by end and by points left, for reminders',
+    // Store.listActiveAuthorizations (active-reads.ts), the reminders' read. Both indexes are
+    // partial: only `active` authorizations of one type are in them, a few per user at most, so the
+    // retired ones (the bulk of a long-lived table) and the queued ones cost them nothing, and the
+    // commit function's UPDATE moves a row in or out of them in its own transaction. The planner
+    // uses one for a statement whose WHERE has the same `status = 'active' AND type = ...` terms,
+    // written as constants, so that a generic plan of the named statement still proves them.
+    // - Time: (end_at, id), the order of the answer: a page is one range from its row-value lower
+    //   bound (the cursor, or the window's start) to the window's end, which LIMIT stops.
+    // - Points: (remaining_points, id): the answer is by id but its condition is a range of
+    //   remaining_points, so a page reads the entries of the low range only, never the others
+    //   (however many), and then `limit` rows by primary key.
+    // Plain CREATE INDEX, as in migrations 4 and 5 (every step runs in migrate()'s one transaction):
+    // writes to the authorizations wait while it reads them once.
+    sql: (s) => `
+      CREATE INDEX scanauth_authorizations_active_time ON ${s}.scanauth_authorizations (end_at, id)
+        WHERE status = 'active' AND type = 'time';
+      CREATE INDEX scanauth_authorizations_active_points ON ${s}.scanauth_authorizations (remaining_points, id)
+        WHERE status = 'active' AND type = 'points';
+    `,
+  },
 ]
 
 /** The schema version this release writes and reads. */

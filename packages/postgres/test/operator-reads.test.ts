@@ -126,6 +126,7 @@ describe('PostgresStore operator reads', () => {
       pending: [
         { version: 5, name: 'orders by time and by user for listOrders' },
         { version: 6, name: 'orders: payment channel' },
+        { version: 7, name: 'active authorizations by end and by points left, for reminders' },
       ],
       exists: true,
     })

@@ -320,7 +320,7 @@ describe('PostgresStore orders', () => {
       [T0, T0 + 900_000],
     )
     const upgraded = new PostgresStore({ pool, schema })
-    expect(await upgraded.schemaState()).toMatchObject({ version: 5, pending: [{ version: 6, name: 'orders: payment channel' }] })
+    expect(await upgraded.schemaState()).toMatchObject({ version: 5, pending: [{ version: 6, name: 'orders: payment channel' }, { version: 7, name: 'active authorizations by end and by points left, for reminders' }] })
     expect(await upgraded.migrate()).toEqual({ from: 5, to: SCHEMA_VERSION })
     const old = order('SA00000000000000000000000001')
     expect(await upgraded.loadOrder(old.outTradeNo)).toStrictEqual(old)

@@ -68,12 +68,26 @@ export function decodeUser(id: number, value: string): UserRecord {
 
 // ---- authorizations -----------------------------------------------------------------------------
 
+/** Where the commit script files an authorization: see {@link authorizationFiling}. */
+export type AuthorizationIndex = 'e' | 'p' | 'a' | 'q' | '-'
+
 /**
- * Which index of its user an authorization is filed in, by status: `a` the active set, `q` the
- * queue, `-` none (retired: expired, exhausted, revoked; only in the `<p>a` hash).
+ * Which indexes an authorization is filed in, by its status and type, and its score there, so that
+ * the commit script files it without decoding the record:
+ *
+ * - `e`: an `active` time one: its user's active set and `<p>ae`, scored by its `endAt`;
+ * - `p`: an `active` points one: its user's active set and `<p>ap`, scored by its `remainingPoints`;
+ * - `a`: an `active` time one without an `endAt` (core never writes one): the active set alone;
+ * - `q`: a `pending` one: its user's queue, scored by its `createdAt`;
+ * - `-`: a retired one (expired, exhausted, revoked): none; it is only in the `<p>a` hash.
+ *
+ * The score of `a` and `-` is sent but not used.
  */
-export function authorizationIndex(status: AuthorizationStatus): 'a' | 'q' | '-' {
-  return status === 'active' ? 'a' : status === 'pending' ? 'q' : '-'
+export function authorizationFiling(a: Pick<NewAuthorization, 'status' | 'type' | 'endAt' | 'remainingPoints' | 'createdAt'>): [AuthorizationIndex, string] {
+  if (a.status === 'pending') return ['q', num(a.createdAt)]
+  if (a.status !== 'active') return ['-', '0']
+  if (a.type === 'points') return ['p', num(a.remainingPoints)]
+  return a.endAt === null ? ['a', '0'] : ['e', num(a.endAt)]
 }
 
 /** The authorization fields after `userId|` (the commit script writes the user id). */

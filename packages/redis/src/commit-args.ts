@@ -9,7 +9,7 @@
  */
 import { type SceneRecord } from '@scanauth/core'
 import { NEW_USER, sceneNeededUntil, type AssignedIds, type AuthorizationRef, type ChangeSet, type CommitResult, type NewAuthorization, type UserRef } from '@scanauth/core/store'
-import { authorizationIndex, authorizationTail, encodeUser, num, sessionTail } from './codec'
+import { authorizationFiling, authorizationTail, encodeUser, num, sessionTail } from './codec'
 import { sceneTail } from './codec-scenes'
 import { idempotencyTail, ledgerTail } from './codec-entitlements'
 import { describeReply, RedisStoreError } from './errors'
@@ -57,8 +57,10 @@ export function commitArgs(changes: ChangeSet, ctx: CommitArgsContext): string[]
       isInsert ? '' : num(user.expectedVersion),
       encodeUser(user.user),
     )
-    // Core's status decides where the script files each record (active set, queue, neither).
-    const filed = (a: NewAuthorization) => [authorizationIndex(a.status), num(a.createdAt), authorizationTail(a)]
+    // Core's status and the record's type decide where the script files each record (active set and
+    // the reminders' index of its type, queue, neither), and with what score: the script never
+    // decodes a record.
+    const filed = (a: NewAuthorization) => [...authorizationFiling(a), authorizationTail(a)]
     args.push(num(user.insertAuthorizations.length))
     for (const a of user.insertAuthorizations) args.push(...filed(a))
     const updates = isInsert ? [] : user.updateAuthorizations

@@ -5,7 +5,7 @@
  *
  * | key                       | type   | contents                                              |
  * |---------------------------|--------|-------------------------------------------------------|
- * | `<p>seq`                  | hash   | last id per kind: `s` scene, `u` user, `a` authorization, `t` session, `l` ledger entry; `layout` = {@link LAYOUT_VERSION} |
+ * | `<p>seq`                  | hash   | last id per kind: `s` scene, `u` user, `a` authorization, `t` session, `l` ledger entry; `layout` = {@link LAYOUT_VERSION}; `ai` = `1` once `<p>ae` and `<p>ap` hold every active authorization, `aib` the next user id while they are being built ({@link ACTIVE_INDEXED}) |
  * | `<p>s:<sceneStr>`         | string | a scene (`codec-scenes.ts`)                           |
  * | `<p>ct:<ticketHash>`      | string | the sceneStr of the scene whose `confirmation.ticketHash` this is; same expiry as that scene |
  * | `<p>u:<userId>`           | string | a user                                                |
@@ -13,6 +13,8 @@
  * | `<p>a`                    | hash   | every authorization, whatever its status: id → `userId\|record` |
  * | `<p>aa:<userId>`          | set    | ids of the user's `active` authorizations             |
  * | `<p>aq:<userId>`          | zset   | the user's queue: `pending` ones, score createdAt, member the id zero-padded to 16 digits (ties sort by id) |
+ * | `<p>ae`                   | zset   | every `active` time authorization: score its endAt, member the id zero-padded as in the queue (what `listActiveAuthorizations` reads) |
+ * | `<p>ap`                   | zset   | every `active` points authorization: score its remainingPoints, members as in `<p>ae` |
  * | `<p>l:<userId>`           | zset   | the user's ledger: score the entry id, member the packed entry (`codec-entitlements.ts`) |
  * | `<p>i:<key>`              | string | an idempotency record, by the caller's key            |
  * | `<p>t:<token>`            | string | a session                                             |
@@ -42,7 +44,9 @@
  *
  * A user load reads the user, its active set and the head of its queue (`ZRANGE 0 0`), then those
  * records from `<p>a` (`HMGET`): the same few commands however long the queue or the history is.
- * Retired authorizations (expired, exhausted, revoked) are only in `<p>a`.
+ * Retired authorizations (expired, exhausted, revoked) are only in `<p>a`. The commit script also
+ * files every active authorization in the reminders' index of its type (`<p>ae`, `<p>ap`), so that
+ * a reminder pass reads the few near their end, never every user (`active-index.ts`).
  *
  * @module
  */
@@ -55,8 +59,21 @@
 export const LAYOUT_VERSION = '2'
 
 /**
- * The member of an authorization in its user's queue: the id zero-padded to 16 digits (every id
- * below 2^53 fits), so that members of equal score (the same createdAt) sort by id.
+ * The field of `<p>seq` that says the reminders' indexes (`<p>ae`, `<p>ap`) hold every active
+ * authorization. The first commit on a fresh prefix sets it beside `layout` (the commit script keeps
+ * the indexes from then on); a prefix written before the indexes existed lacks it, and the first
+ * `listActiveAuthorizations` builds them (`active-index.ts`; docs/redis.md, "Upgrading a prefix
+ * written before these indexes").
+ */
+export const ACTIVE_INDEXED = 'ai'
+
+/** The field of `<p>seq` that holds the next user id to index while the reminders' indexes are being built. */
+export const ACTIVE_INDEX_CURSOR = 'aib'
+
+/**
+ * The member of an authorization in its user's queue and in the reminders' indexes: the id
+ * zero-padded to 16 digits (every id below 2^53 fits), so that members of equal score (the same
+ * createdAt, endAt or remainingPoints) sort by id.
  */
 export function queueMember(id: number | string): string {
   return String(id).padStart(16, '0')
@@ -142,6 +159,22 @@ export class Keys {
   /** The user's `pending` authorizations in activation order (zset: score createdAt, member the id zero-padded to 16 digits). */
   queue(userId: number | string): string {
     return `${this.prefix}aq:${userId}`
+  }
+
+  /**
+   * Every `active` time authorization (zset: score its endAt, member `queueMember(id)`): what
+   * `listActiveAuthorizations({ type: 'time' })` reads.
+   */
+  get activeByEnd(): string {
+    return `${this.prefix}ae`
+  }
+
+  /**
+   * Every `active` points authorization (zset: score its remainingPoints, member `queueMember(id)`):
+   * what `listActiveAuthorizations({ type: 'points' })` reads.
+   */
+  get activeByPoints(): string {
+    return `${this.prefix}ap`
   }
 
   /** The user's ledger (zset: score the entry id, member the packed entry). */

@@ -16,6 +16,8 @@
  *   money past their payment deadline, one script run per batch.
  * - The operator reads (`listLiveSessions`, `listUsers`, `listOrders`, `schemaState`) are one round
  *   trip each, on an index (`operator-reads.ts`): none scans the keyspace.
+ * - `listActiveAuthorizations` (reminders) is one round trip on one of two indexes of the active
+ *   authorizations that the commit script keeps (`active-index.ts`).
  * - `watchScenes` listens to what the commit script publishes, on one subscriber connection held
  *   only while someone listens (`scene-subscription.ts`).
  *
@@ -25,7 +27,8 @@
  */
 import { type LedgerEntryRecord, type OrderRecord, type PurgeOptions, type PurgeResult, type Store } from '@scanauth/core'
 import { purgeInBatches, resolvePurgeOptions, type ChangeSet, type CommitResult, type LedgerQuery, type LoadQuery, type LoadResult, type OpenOrderQuery, type OrderWrite, type SceneChangeListener, type SessionSelector } from '@scanauth/core/store'
-import type { LiveSessionQuery, OrderListQuery, SchemaState, SessionRecord, UserListQuery, UserRecord } from '@scanauth/core/store'
+import type { ActiveAuthorizationQuery, AuthorizationRecord, LiveSessionQuery, OrderListQuery, SchemaState, SessionRecord, UserListQuery, UserRecord } from '@scanauth/core/store'
+import { RedisActiveIndex } from './active-index'
 import { decodeLedgerEntry } from './codec-entitlements'
 import { commitArgs, parseCommitReply } from './commit-args'
 import { nextCommitId } from './commit-id'
@@ -92,6 +95,7 @@ export class RedisStore implements Store {
   private readonly subscription: SceneSubscription
   private readonly orders: RedisOrders
   private readonly operatorReads: RedisOperatorReads
+  private readonly activeIndex: RedisActiveIndex
 
   /**
    * Checks the options; connects nothing (the client is the application's).
@@ -107,6 +111,7 @@ export class RedisStore implements Store {
     this.subscription = new SceneSubscription(resolved.client, this.keys.sceneChannel)
     this.orders = new RedisOrders(this.client, this.keys, this.receiptTtlMs)
     this.operatorReads = new RedisOperatorReads(this.client, this.keys)
+    this.activeIndex = new RedisActiveIndex(this.client, this.keys)
   }
 
   /** The prefix of every key this store writes. */
@@ -320,6 +325,19 @@ export class RedisStore implements Store {
    */
   listOrders(query: OrderListQuery): Promise<OrderRecord[]> {
     return this.operatorReads.orders(query)
+  }
+
+  /**
+   * The active authorizations a reminder pass asks for (see `Store.listActiveAuthorizations`): one
+   * run of a read-only script on the index the commit script keeps of the query's type, `<p>ae`
+   * (time ones by endAt) or `<p>ap` (points ones by remainingPoints), and the records of the page
+   * (`active-index.ts`). On a prefix written before those indexes existed, the first call builds
+   * them first, once (docs/redis.md, "Upgrading a prefix written before these indexes").
+   *
+   * @throws {@link RedisStoreError} `malformed_record` when a record is not one this store wrote.
+   */
+  listActiveAuthorizations(query: ActiveAuthorizationQuery): Promise<AuthorizationRecord[]> {
+    return this.activeIndex.list(query)
   }
 
   /**

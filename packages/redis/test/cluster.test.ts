@@ -66,9 +66,10 @@ describe('RedisStore on a Redis Cluster', () => {
       expect(signedOut).toBe(1)
       const keys = await keysUnder(client, prefix)
       const kinds = new Set(keys.map((k) => k.slice(prefix.length).split(':')[0]))
-      // Every kind of key but the session index `us:`, emptied by the sign-out (so Redis removed it);
-      // `c:` holds the counters of createScene's rate limits.
-      expect([...kinds].sort()).toEqual(['a', 'aa', 'c', 'i', 'l', 'ls', 'o', 'r', 's', 'seq', 't', 'u'])
+      // Every kind of key but the session index `us:`, emptied by the sign-out (so Redis removed it),
+      // and `ae`, emptied when the trial expired; `c:` holds the counters of createScene's rate
+      // limits, `ap` the active points authorization for the reminders' read.
+      expect([...kinds].sort()).toEqual(['a', 'aa', 'ap', 'c', 'i', 'l', 'ls', 'o', 'r', 's', 'seq', 't', 'u'])
       const slots = new Set(await Promise.all(keys.map((k) => client.cluster('KEYSLOT', k))))
       expect(slots.size).toBe(1)
       const holders = await Promise.all(client.nodes('master').map(async (node) => (await keysUnder(node, prefix)).length))

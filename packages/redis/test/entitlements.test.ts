@@ -208,13 +208,14 @@ describe('a 0.1.0 prefix (key layout 1)', () => {
     await expect(store.load({ openid: 'alice' })).rejects.toThrow(refusal)
     await expect(auth.grant({ openid: 'alice', type: 'points', points: 1 })).rejects.toThrow(refusal)
     await expect(store.endSessions({ userId: 1 }, T0)).rejects.toThrow(refusal)
+    await expect(store.listActiveAuthorizations({ type: 'points', pointsBelow: 5, limit: 10 })).rejects.toThrow(refusal)
     expect(await client.hgetall(store.keys.seq)).toEqual({ s: '1', u: '1', a: '1', t: '0' })
 
     const fresh = new RedisStore({ client, keyPrefix: testPrefix() })
     try {
       expect((await fresh.load({ openid: 'alice' })).user).toBeNull()
       await fresh.commit({ user: { op: 'insert', user: newUser('alice'), insertAuthorizations: [] } })
-      expect(await client.hget(fresh.keys.seq, 'layout')).toBe('2')
+      expect(await client.hmget(fresh.keys.seq, 'layout', 'ai')).toEqual(['2', '1'])
     } finally {
       await deleteKeysUnder(client, fresh.keyPrefix)
     }

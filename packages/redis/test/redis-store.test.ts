@@ -78,7 +78,7 @@ describe('key layout', () => {
     const token = (await client.get(`${prefix}ls:1`)) as string
 
     expect(await layout()).toEqual({
-      names: ['a', 'aa:1', 'l:1', `ls:1`, 'o:alice|cn', `s:${sceneStr}`, 'seq', `t:${token}`, 'u:1', 'us:1'].sort(),
+      names: ['a', 'aa:1', 'ap', 'l:1', `ls:1`, 'o:alice|cn', `s:${sceneStr}`, 'seq', `t:${token}`, 'u:1', 'us:1'].sort(),
       receipts: 4,
     })
     const k = store.keys
@@ -88,7 +88,8 @@ describe('key layout', () => {
     for (const counter of counters) expect(await client.get(counter)).toMatch(/^1\|\d+$/)
     expect(await client.type(k.seq)).toBe('hash')
     // grant + activate of the trial, grant of the points, expire + activate on the poll.
-    expect(await client.hgetall(k.seq)).toEqual({ layout: '2', s: '1', u: '1', a: '2', t: '1', l: '5' })
+    // `ai`: the reminders' indexes hold every active authorization (kept since the first commit).
+    expect(await client.hgetall(k.seq)).toEqual({ layout: '2', ai: '1', s: '1', u: '1', a: '2', t: '1', l: '5' })
     // version|id|userId|status|createdAt|expiresAt|authorizedAt|deviceId
     expect(await client.get(k.scene(sceneStr))).toBe(`2|1|1|a|${T0}|${T0 + SCENE_MS}|${T0}|tv|1`)
     // version|createdAt|lastSeenAt|hasClaimedFree|openid (the grant and the activation bumped the version)
@@ -102,6 +103,10 @@ describe('key layout', () => {
     })
     expect(await client.smembers(k.activeAuthorizations(1))).toEqual(['2'])
     expect(await client.exists(k.queue(1))).toBe(0)
+    // The reminders' indexes: the active points one by its points left; the expired trial left
+    // <p>ae, which Redis removed once empty.
+    expect(await client.zrange(k.activeByPoints, 0, -1, 'WITHSCORES')).toEqual(['0000000000000002', '5'])
+    expect(await client.exists(k.activeByEnd)).toBe(0)
     // id|authorizationId|kind|points|remainingPoints|at|[source, idempotencyKey, reason]
     expect(await client.zrange(k.ledger(1), 0, -1, 'WITHSCORES')).toEqual([
       `1|1|g|0|0|${T0}|["free"]`, '1',
@@ -264,7 +269,7 @@ describe('commit', () => {
     const again = parseCommitReply(await script.run(client, [store.keys.seq], args))
     expect(first).toEqual({ ok: true, ids: { sceneId: null, userId: 1, sessionId: null, authorizationIds: [1] } })
     expect(again).toEqual(first)
-    expect(await client.hgetall(store.keys.seq)).toEqual({ layout: '2', u: '1', a: '1' })
+    expect(await client.hgetall(store.keys.seq)).toEqual({ layout: '2', ai: '1', u: '1', a: '1' })
     expect(await client.hlen(store.keys.authorizations)).toBe(1)
     expect(await client.smembers(store.keys.activeAuthorizations(1))).toEqual(['1'])
   })

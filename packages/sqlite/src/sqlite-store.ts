@@ -12,7 +12,8 @@
 import Database from 'better-sqlite3'
 import { type PurgeOptions, type PurgeResult, type LedgerEntryRecord, type OrderRecord, type Store, type UserAggregate } from '@scanauth/core'
 import { purgeableScenes, purgeInBatches, resolvePurgeOptions, startOfScenes, type PurgeBatchOutcome, type PurgeSceneCursor, type ChangeSet, type CommitResult, type LedgerQuery, type LoadQuery, type LoadResult, type OpenOrderQuery, type OrderWrite, type SceneChangeListener, type SessionSelector } from '@scanauth/core/store'
-import type { LiveSessionQuery, MigrationResult, OrderListQuery, SchemaState, SessionRecord, UserListQuery, UserRecord } from '@scanauth/core/store'
+import type { ActiveAuthorizationQuery, AuthorizationRecord, LiveSessionQuery, MigrationResult, OrderListQuery, SchemaState, SessionRecord, UserListQuery, UserRecord } from '@scanauth/core/store'
+import { listActiveAuthorizations } from './active-reads'
 import { applyChanges } from './apply-changes'
 import { SceneChangeLog } from './change-log'
 import { SqliteStoreError } from './errors'
@@ -240,6 +241,16 @@ export class SqliteStore implements Store {
   async listOrders(query: OrderListQuery): Promise<OrderRecord[]> {
     this.assertOpen()
     return listOrders(this.statements, query)
+  }
+
+  /**
+   * The active authorizations a reminder pass asks for (see `Store.listActiveAuthorizations`): one
+   * select on the partial index of the query's type (migration 11, `active-reads.ts`), so a page
+   * reads the authorizations near their end (time) or low on points, never the others.
+   */
+  async listActiveAuthorizations(query: ActiveAuthorizationQuery): Promise<AuthorizationRecord[]> {
+    this.assertOpen()
+    return listActiveAuthorizations(this.statements, query)
   }
 
   /**

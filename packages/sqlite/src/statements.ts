@@ -8,6 +8,7 @@
 import type Database from 'better-sqlite3'
 import type { IdempotencyRecord, SessionRecord } from '@scanauth/core'
 import type { PurgeSceneCandidate } from '@scanauth/core/store'
+import { prepareActiveStatements, type ActiveStatements } from './active-reads'
 import { prepareOperatorStatements, type OperatorStatements } from './operator-reads'
 import { prepareOrderStatements, type OrderStatements } from './orders'
 import {
@@ -49,8 +50,11 @@ export type PurgeCandidate = PurgeSceneCandidate<number>
 
 type Statement<P extends unknown[], R = unknown> = Database.Statement<P, R>
 
-/** The prepared statements of one connection (the order statements live in `orders.ts`, the operator reads' in `operator-reads.ts`). */
-export interface Statements extends OrderStatements, OperatorStatements {
+/**
+ * The prepared statements of one connection (the order statements live in `orders.ts`, the operator
+ * reads' in `operator-reads.ts`, the reminders' read's in `active-reads.ts`).
+ */
+export interface Statements extends OrderStatements, OperatorStatements, ActiveStatements {
   // Loads.
   /** Index scanauth_scenes_by_scene_str. The whole of a pending poll. */
   sceneByStr: Statement<[string], SceneRow>
@@ -279,5 +283,6 @@ export function prepareStatements(db: Database.Database): Statements {
     // every check over the store's statements (query-plans.test.ts) sees them too.
     ...prepareOrderStatements(db),
     ...prepareOperatorStatements(db),
+    ...prepareActiveStatements(db),
   }
 }

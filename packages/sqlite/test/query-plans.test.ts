@@ -1,7 +1,8 @@
 // The query plan of every statement SqliteStore runs to read or to find rows, from EXPLAIN QUERY
 // PLAN on a current file: each is an indexed search, never a scan of one of our tables, and the
 // user load never walks the user's queue (docs/behaviour.md, "Activation": only the head counts).
-// The counter upsert has no query plan (an INSERT), so its bytecode is checked instead.
+// The counter upsert has no query plan (an INSERT), so its bytecode is checked instead. The reminders'
+// read reads only the partial indexes of active authorizations (migration 11).
 import { describe, expect, it } from 'vitest'
 import { prepareStatements } from '../src/statements'
 import { useTempFile } from './support/fixture'
@@ -69,6 +70,17 @@ describe('query plans', () => {
       ordersOfUserFrom: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_user_time \(user_id=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
       ordersOfUserAndStatusAfter: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_user \(user_id=\? AND status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
       ordersOfUserAndStatusFrom: [/SEARCH scanauth_orders USING INDEX scanauth_orders_by_user \(user_id=\? AND status=\? AND \(created_at,out_trade_no\)>\(\?,\?\) AND created_at<\?\)/],
+      // The reminders' read: the partial indexes of migration 11. Time: the rest of the cursor's
+      // end_at (equality, then an id range), then the later ends up to the window's end. Points: the
+      // low range from the index alone, then the page's rows by primary key.
+      activeTimePage: [
+        /SEARCH scanauth_authorizations USING INDEX scanauth_authorizations_active_time \(end_at=\? AND id>\?\)/,
+        /SEARCH scanauth_authorizations USING INDEX scanauth_authorizations_active_time \(end_at>\? AND end_at<\?\)/,
+      ],
+      activePointsPage: [
+        /SEARCH scanauth_authorizations USING COVERING INDEX scanauth_authorizations_active_points \(remaining_points>\? AND remaining_points<\?\)/,
+        /SEARCH scanauth_authorizations USING INTEGER PRIMARY KEY \(rowid=\?\)/,
+      ],
       // The partial index of closed orders, read up to the cutoff; the delete then by primary key.
       purgeOrders: [/SEARCH scanauth_orders USING INDEX scanauth_orders_closed_by_expiry \(expires_at<\?\)/, /SEARCH scanauth_orders USING PRIMARY KEY \(out_trade_no=\?\)/],
     }
@@ -120,6 +132,23 @@ describe('query plans', () => {
   it('purges closed orders oldest deadline first from their own index: nothing is sorted', () => {
     const details = planner()('purgeOrders')
     expect(details.filter((d) => /TEMP B-TREE/.test(d)), details.join(' | ')).toEqual([])
+  })
+
+  it('reads a page of active authorizations from the partial indexes alone: two seeks for time, the low range for points, sorts of at most a page', () => {
+    const planOf = planner()
+    const time = planOf('activeTimePage')
+    // Each range is read in index order and stopped by its LIMIT; the sorts are the merge of the
+    // two runs (at most `limit` rows each), never of the index.
+    expect(time.filter((d) => /^SEARCH /.test(d)), time.join(' | ')).toHaveLength(2)
+    expect(time.filter((d) => /^SEARCH /.test(d) && !/scanauth_authorizations_active_time/.test(d)), time.join(' | ')).toEqual([])
+    expect(time.filter((d) => /TEMP B-TREE/.test(d))).toHaveLength(2)
+    expect(time, time.join(' | ')).toContain('MERGE (UNION ALL)')
+    const points = planOf('activePointsPage')
+    // The one sort is of the low entries' ids after the cursor (the inner select), read from the
+    // index without touching the table; the outer select reads `limit` rows by id, in that order.
+    expect(points.filter((d) => /^SEARCH /.test(d)), points.join(' | ')).toHaveLength(2)
+    expect(points.filter((d) => /TEMP B-TREE/.test(d))).toHaveLength(1)
+    expect(points.join(' | ')).toMatch(/LIST SUBQUERY/)
   })
 
   it('loads a user without walking its queue: the head is the first entry of the pending range, in index order', () => {

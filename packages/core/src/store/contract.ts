@@ -49,6 +49,7 @@ import type { ChangeSet, CommitResult } from './change-set'
 export { NEW_USER, type UserRef, type SceneDraft, type NewAuthorization, type NewSession, type SceneWrite, type UserWrite, type ChangeSet, type AuthorizationRef, type NewLedgerEntry, type NewIdempotencyRecord, type AssignedIds, type CommitResult } from './change-set'
 import type { PurgeOptions, PurgeResult } from './purge'
 import type { LiveSessionQuery, MigrationResult, OrderListQuery, SchemaState, UserListQuery } from './operator-reads'
+import type { ActiveAuthorizationQuery } from './reminder-reads'
 
 /**
  * What one load reads. Each field asks for one thing; fields left out are answered with `null`.
@@ -292,6 +293,17 @@ export interface Store {
    * (`SqliteStore`, `PostgresStore`).
    */
   migrate?(): Promise<MigrationResult>
+  /**
+   * The `active` authorizations a {@link ActiveAuthorizationQuery} names, each exactly as `load`
+   * answers it (`load({ authorizationId })`): time ones with `endFrom <= endAt < endBefore`, ordered by
+   * `endAt` then id; points ones with `0 < remainingPoints < pointsBelow`, ordered by id; strictly
+   * after the cursor, at most `limit`. A page is one range of an index the store keeps in step with
+   * every commit, so it costs about `limit` authorizations whatever the store holds (a pass over a
+   * million users reads only those near their end). An authorization that leaves `active` leaves the
+   * answer with the same commit. `createScanAuth` asks for it only when `reminders` is configured;
+   * every scanauth store has it.
+   */
+  listActiveAuthorizations?(query: ActiveAuthorizationQuery): Promise<AuthorizationRecord[]>
   /** Releases what the store itself opened. Optional; never closes a client the application passed in. */
   close?(): Promise<void>
 }

@@ -45,6 +45,7 @@ export type {
   SchemaStep,
   MigrationResult,
 } from './operator-reads'
+export type { ActiveAuthorizationQuery } from './reminder-reads'
 export type {
   SceneRecord,
   SceneStatus,

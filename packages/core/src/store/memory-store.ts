@@ -16,6 +16,7 @@ import type {
   UserRecord,
 } from './records'
 import { ScanAuthError } from '../errors'
+import { MemoryActiveAuthorizations } from './memory-active'
 import { MemoryOrders } from './memory-orders'
 import { purgeInBatches, resolvePurgeOptions, type PurgeOptions, type PurgeResult } from './purge'
 import { fifoOrder } from '../rules/authorizations'
@@ -23,6 +24,7 @@ import { mayPurge, sceneNeededUntil } from '../rules/retention'
 import { hasPassed } from '../rules/time'
 import { SceneListenerSet } from './scene-listeners'
 import type { LiveSessionQuery, OrderListQuery, SchemaState, UserListQuery } from './operator-reads'
+import type { ActiveAuthorizationQuery } from './reminder-reads'
 import type {
   AssignedIds,
   AuthorizationRef,
@@ -85,6 +87,8 @@ export class MemoryStore implements Store {
   private readonly userIdByOpenid = new Map<string, number>()
   private readonly authorizations = new Map<number, AuthorizationRecord>()
   private readonly queues = new Map<number, UserQueues>()
+  /** The active ones by type, for the reminders' read. */
+  private readonly activeByType = new MemoryActiveAuthorizations(this.authorizations)
   private readonly sessions = new Map<string, SessionRecord>()
   private readonly sessionsByUser = new Map<number, Set<string>>()
   private readonly latestSessionByScene = new Map<number, SessionRecord>()
@@ -313,6 +317,14 @@ export class MemoryStore implements Store {
     return this.orders.list(query)
   }
 
+  /**
+   * The active authorizations a reminder pass asks for (see `Store.listActiveAuthorizations`): a
+   * walk of the active ones of the type, then a sort of those that match (`memory-active.ts`).
+   */
+  async listActiveAuthorizations(query: ActiveAuthorizationQuery): Promise<AuthorizationRecord[]> {
+    return this.activeByType.list(query)
+  }
+
   /** A memory store has one layout, version 1, and nothing to migrate: always current. */
   async schemaState(): Promise<SchemaState> {
     return { version: 1, latest: 1, pending: [], exists: true }
@@ -332,10 +344,11 @@ export class MemoryStore implements Store {
     }
   }
 
-  /** Stores an authorization and files it in its user's active set or queue, by status. */
+  /** Stores an authorization and files it in its user's active set or queue, by status, and among the active ones of its type. */
   private putAuthorization(a: AuthorizationRecord): void {
     const previous = this.authorizations.get(a.id)
     this.authorizations.set(a.id, a)
+    this.activeByType.file(a)
     const queues = indexed(this.queues, a.userId, () => ({ active: new Set<number>(), pending: [] as AuthorizationRecord[] }))
     if (previous?.status === 'pending') queues.pending.splice(queues.pending.findIndex((p) => p.id === a.id), 1)
     queues.active.delete(a.id)

@@ -21,7 +21,10 @@
  *   'i'    idempotency: key, authRef ('' = none), tail
  * userRef  '' for null, '@' for the user this commit inserts (NEW_USER), else a user id.
  * authRef  an authorization id, or '#i' for the i-th (from 0) authorization this commit inserts.
- * index    where an authorization is filed: 'a' active set, 'q' queue (score: its createdAt), '-' neither.
+ * index    where an authorization is filed (codec.ts, authorizationFiling): 'e' active set and
+ *          <prefix>ae (an active time one; score: its endAt), 'p' active set and <prefix>ap (an
+ *          active points one; score: its remainingPoints), 'a' active set alone, 'q' queue (score:
+ *          its createdAt), '-' none. The script never decodes a record to decide it.
  * ttl      milliseconds, 'keep' (KEEPTTL) or '' (no expiry); never 0 (see expiry.ts).
  * ticketHash  the digest of the scene's confirm ticket, '' when it has no confirmation.
  * ```
@@ -148,7 +151,8 @@ local function put(key, value, ttl)
   end
 end
 
--- A queue member: the id zero-padded to 16 digits, so equal scores (createdAt) sort by id.
+-- A member of a queue or of a reminders' index: the id zero-padded to 16 digits, so equal scores
+-- (createdAt, endAt, remainingPoints) sort by id.
 local function member(id)
   return string.rep('0', 16 - #id) .. id
 end
@@ -163,14 +167,23 @@ if user then
   redis.call('SET', prefix .. 'u:' .. user.id, user.value)
   -- Every authorization is in one hash; the user's active set and queue hold only ids, so a load
   -- reads the active ones and the head of the queue however long the queue or the history grows.
-  -- Core's status decides the index (a, q, -); the script only files the record.
+  -- The active ones are also in the reminders' indexes of every user, by type: <prefix>ae by endAt,
+  -- <prefix>ap by remainingPoints (listActiveAuthorizations reads them). Core's status and the
+  -- record's type decide the index (e, p, a, q, -) and commit-args.ts the score; the script only
+  -- files the record, so an authorization is in the right indexes as soon as the commit is.
   local all, active, queue = prefix .. 'a', prefix .. 'aa:' .. user.id, prefix .. 'aq:' .. user.id
+  local byEnd, byPoints = prefix .. 'ae', prefix .. 'ap'
   local function file(id, a)
     redis.call('HSET', all, id, user.id .. '|' .. a.tail)
-    if a.index == 'a' then
-      redis.call('SADD', active, id)
-    elseif a.index == 'q' then
+    if a.index == 'q' then
       redis.call('ZADD', queue, a.score, member(id))
+    elseif a.index ~= '-' then
+      redis.call('SADD', active, id)
+      if a.index == 'e' then
+        redis.call('ZADD', byEnd, a.score, member(id))
+      elseif a.index == 'p' then
+        redis.call('ZADD', byPoints, a.score, member(id))
+      end
     end
   end
   for k, a in ipairs(inserts) do
@@ -178,8 +191,12 @@ if user then
     file(authIds[k], a)
   end
   for _, a in ipairs(updates) do
-    redis.call('SREM', active, a.id)
-    redis.call('ZREM', queue, member(a.id))
+    -- Out of every index it is not filed in now; in the one it stays in, ZADD moves its score.
+    local m = member(a.id)
+    if a.index == 'q' or a.index == '-' then redis.call('SREM', active, a.id) end
+    if a.index ~= 'q' then redis.call('ZREM', queue, m) end
+    if a.index ~= 'e' then redis.call('ZREM', byEnd, m) end
+    if a.index ~= 'p' then redis.call('ZREM', byPoints, m) end
     file(a.id, a)
   end
 end

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { LAYOUT_VERSION } from '../keys'
+import { ACTIVE_INDEXED, LAYOUT_VERSION } from '../keys'
 
 /** Lua: returns an error reply when KEYS[1] holds counters of another layout. */
 export const LAYOUT_GUARD = `
@@ -19,7 +19,11 @@ if layout ~= '${LAYOUT_VERSION}' and (layout or redis.call('EXISTS', KEYS[1]) ==
 end
 `
 
-/** Lua, for the commit script after its checks: marks a fresh prefix with the layout version. */
+/**
+ * Lua, for the commit script after its checks: marks a fresh prefix with the layout version, and as
+ * one whose reminders' indexes (`<p>ae`, `<p>ap`) hold every active authorization: the commit
+ * script has kept them since its first commit (`active-index.ts`).
+ */
 export const LAYOUT_MARK = `
-if not layout then redis.call('HSET', KEYS[1], 'layout', '${LAYOUT_VERSION}') end
+if not layout then redis.call('HSET', KEYS[1], 'layout', '${LAYOUT_VERSION}', '${ACTIVE_INDEXED}', '1') end
 `

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { Redis, type Cluster } from 'ioredis'
-import type { OrderRecord } from '@scanauth/core'
+import type { AuthorizationRecord, OrderRecord } from '@scanauth/core'
 import type { StoreHarness, StoreSnapshot } from '@scanauth/testkit'
 import { decodeAuthorization, decodeSession, decodeUser } from '../../src/codec'
 import { decodeScene } from '../../src/codec-scenes'
@@ -95,7 +95,9 @@ export async function dumpRecords(client: AnyClient, prefix: string): Promise<St
 /**
  * Compares a user's index keys with the records read straight from Redis: the active set holds
  * exactly the user's `active` authorizations, the queue exactly its `pending` ones, each scored by
- * its createdAt under its zero-padded id. Returns one line per mismatch.
+ * its createdAt under its zero-padded id; and the reminders' indexes of every user: `<p>ae` exactly
+ * the active time ones scored by endAt, `<p>ap` exactly the active points ones scored by
+ * remainingPoints. Returns one line per mismatch.
  */
 export async function checkIndexes(client: AnyClient, prefix: string, snapshot: StoreSnapshot): Promise<string[]> {
   const keys = new Keys(prefix)
@@ -111,6 +113,18 @@ export async function checkIndexes(client: AnyClient, prefix: string, snapshot: 
       .flatMap((a) => [queueMember(a.id), String(a.createdAt)])
     const storedQueue = await client.zrange(keys.queue(user.id), 0, -1, 'WITHSCORES')
     if (JSON.stringify(storedQueue) !== JSON.stringify(queue)) problems.push(`user ${user.id}: queue ${storedQueue} for ${queue}`)
+  }
+  const reminders = [
+    { key: keys.activeByEnd, type: 'time', score: (a: AuthorizationRecord) => a.endAt as number },
+    { key: keys.activeByPoints, type: 'points', score: (a: AuthorizationRecord) => a.remainingPoints },
+  ] as const
+  for (const { key, type, score } of reminders) {
+    const expected = snapshot.authorizations
+      .filter((a) => a.status === 'active' && a.type === type)
+      .sort((a, b) => score(a) - score(b) || a.id - b.id)
+      .flatMap((a) => [queueMember(a.id), String(score(a))])
+    const stored = await client.zrange(key, 0, -1, 'WITHSCORES')
+    if (JSON.stringify(stored) !== JSON.stringify(expected)) problems.push(`${key.slice(prefix.length)}: ${stored} for ${expected}`)
   }
   return problems
 }
