@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { qrPng, type EmulatorTickets } from './tickets'
 import type { EmulatorOAuthCodes } from './oauth'
+import type { MessagingState } from './send-api'
 import type { EmulatorTokens } from './tokens'
 
 /** What an endpoint answers. */
@@ -28,6 +29,8 @@ export interface ApiContext {
   tickets: EmulatorTickets
   /** The web OAuth codes the authorize page issued. */
   oauthCodes: EmulatorOAuthCodes
+  /** The users, confirmations, messages and quota of the send APIs (send-api.ts). */
+  messaging: MessagingState
 }
 
 /** The longest temporary code WeChat allows: 30 days. */

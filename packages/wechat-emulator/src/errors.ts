@@ -25,6 +25,13 @@ export type WechatEmulatorErrorCode =
    * it redirects more than 10 times. The message says which.
    */
   | 'oauth_refused'
+  /**
+   * `confirmSubscription`: the subscribemsg confirm page refuses the link (another appid, a scene
+   * outside 0–10000, a template id not the account's, no redirect_url, a bad `reserved`), the link
+   * leads to the real WeChat page or never reaches the confirm page, or it redirects more than 10
+   * times. The message says which.
+   */
+  | 'subscribe_refused'
   /** A push was asked for, or was under way, when the emulator was closed. */
   | 'closed'
   /** WeChat Pay: `pay({ outTradeNo })`, `pay({ codeUrl })` or `pay({ prepayId })` names an order (or code_url, prepay_id) the emulator never created. */

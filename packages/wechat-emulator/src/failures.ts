@@ -6,7 +6,16 @@
 import { WechatEmulatorError } from './errors'
 import type { EmulatorEndpoint, EmulatorFailure } from './types'
 
-const ENDPOINTS: ReadonlySet<string> = new Set<EmulatorEndpoint>(['stable_token', 'token', 'qrcode/create', 'showqrcode', 'sns/oauth2/access_token'])
+const ENDPOINTS: ReadonlySet<string> = new Set<EmulatorEndpoint>([
+  'stable_token',
+  'token',
+  'qrcode/create',
+  'showqrcode',
+  'sns/oauth2/access_token',
+  'message/template/send',
+  'message/template/subscribe',
+  'message/custom/send',
+])
 
 /** Queued failures per endpoint, used first-in first-out. */
 export class FailureQueue {

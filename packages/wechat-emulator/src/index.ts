@@ -9,6 +9,12 @@
  * (`connect/oauth2/authorize`, `sns/oauth2/access_token`) for confirm on the phone: the page shows the
  * account's replies with their links, and a link opens as the user who scanned.
  *
+ * For reminders it plays the three send APIs (`message/template/subscribe`, `message/template/send`,
+ * `message/custom/send`) with WeChat's rules (one message per confirmation and scene, followers only,
+ * the customer-service window, a daily quota knob), the one-time subscription's confirm page
+ * (`/mp/subscribemsg`), and shows every message the account sent on its page, links tappable as the
+ * receiver (`reminderNotifierOptions()`, `messages()`, `confirmSubscription()`).
+ *
  * {@link startWechatPayEmulator} starts a separate server that plays WeChat Pay API v3 (Native and
  * JSAPI orders, query, close, refunds): it checks every request's signature, signs every answer, and
  * sends encrypted, signed payment and refund notifications with WeChat's retries. It also serves a
@@ -30,6 +36,12 @@ import { closeServer } from './listen'
 import { listen } from './server'
 import { EmulatorTickets } from './tickets'
 import { EmulatorTokens } from './tokens'
+import { EmulatorUsers } from './users'
+import { SubscribeConsents } from './subscriptions'
+import { DailyQuota, MessageLog } from './message-log'
+import type { MessagingState } from './send-api'
+import { SUBSCRIBE_CONFIRM_PATH } from './subscribe-page'
+import { confirmSubscription } from './subscribe-in-wechat'
 import type { EmulatorPushResult, EmulatorRequest, EmulatorScanInput, WechatEmulator, WechatEmulatorOptions } from './types'
 
 export { WechatEmulatorError, type WechatEmulatorErrorCode } from './errors'
@@ -44,7 +56,11 @@ export type {
   EmulatorPushResult,
   EmulatorReply,
   EmulatorScan,
+  EmulatorMessage,
+  EmulatorMessageChannel,
+  EmulatorSubscription,
 } from './types'
+export { SUBSCRIBE_CONFIRM_PATH } from './subscribe-page'
 
 export { startWechatPayEmulator } from './pay/start'
 export { WECHAT_PAY_RETRY_SCHEDULE_SECONDS, WECHAT_PAY_COMPRESSED_RETRY_SCHEDULE_MS } from './pay/notify'
@@ -94,7 +110,15 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
   let baseUrl = ''
   let callbackUrl: string | null = options.callbackUrl ?? null
   const closing = new AbortController()
-  const followers = new Set<string>()
+  const users = new EmulatorUsers(demoOpenid)
+  const consents = new SubscribeConsents()
+  const messageLog = new MessageLog()
+  if (options.dailySendQuota !== undefined && !isQuota(options.dailySendQuota)) {
+    throw new WechatEmulatorError('invalid_options', 'startWechatEmulator: dailySendQuota must be a whole number from 0')
+  }
+  const quota = new DailyQuota(options.dailySendQuota ?? null, now)
+  const subscribeTemplateId = optionalText('subscribeTemplateId', options.subscribeTemplateId)
+  const templateIds = templateIdsOption(options.templateIds)
   const log: EmulatorRequest[] = []
   const failures = new FailureQueue()
   const scanLog = new ScanLog()
@@ -123,6 +147,8 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
     const event: Record<string, string> = { ToUserName: accountId, CreateTime: String(Math.floor(now() / 1000)) }
     for (const [name, value] of Object.entries(fields)) event[name] = String(value)
     if (!event.FromUserName) return Promise.reject(new WechatEmulatorError('invalid_argument', 'push: FromUserName (the openid) is required'))
+    // WeChat knows the interaction whether or not the app answers: it opens the customer-service window.
+    users.notePush(event, now())
     return deliverPush(callbackUrl, event, settings)
   }
 
@@ -135,8 +161,7 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
     }
     const sceneStr = code?.sceneStr ?? input.sceneStr
     if (sceneStr === undefined) throw new WechatEmulatorError('invalid_argument', 'scan: ticket or sceneStr is required')
-    const subscribed = input.subscribed ?? followers.has(input.openid)
-    followers.add(input.openid)
+    const subscribed = input.subscribed ?? users.follows(input.openid)
     const fields: Record<string, string> = {
       FromUserName: input.openid,
       MsgType: 'event',
@@ -150,8 +175,23 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
     return result
   }
 
+  const messaging: MessagingState = {
+    users,
+    consents,
+    log: messageLog,
+    quota,
+    templateIds,
+    subscribeTemplateId,
+    now,
+    onTemplateSent(message) {
+      // WeChat reports each template message's delivery to the push URL; nobody waits for the answer.
+      if (callbackUrl === null) return
+      push({ FromUserName: message.openid, MsgType: 'event', Event: 'TEMPLATESENDJOBFINISH', MsgID: String(message.msgid), Status: 'success' }).catch(() => undefined)
+    },
+  }
+
   const { server, url } = await listen(
-    { appId, appSecret, demoOpenid, baseUrl: () => baseUrl, tokens, tickets, oauthCodes, failures, log, scanLog, confirmLinks, now, scan },
+    { appId, appSecret, demoOpenid, baseUrl: () => baseUrl, tokens, tickets, oauthCodes, failures, log, scanLog, confirmLinks, messaging, now, scan },
     options.port ?? 0,
     options.host ?? '127.0.0.1',
   )
@@ -177,11 +217,52 @@ export async function startWechatEmulator(options: WechatEmulatorOptions): Promi
     scans: () => scanLog.newestFirst(),
     failNext: (endpoint, failure, times) => failures.add(endpoint, failure, times),
     invalidateTokens: () => tokens.revokeAll(),
+    reminderNotifierOptions: () => ({ appId, appSecret, apiBase: url, subscribeConfirmBase: `${url}${SUBSCRIBE_CONFIRM_PATH}` }),
+    messages: () => messageLog.all(),
+    subscriptions: () => consents.all(),
+    setUser(openid, settings) {
+      if (typeof openid !== 'string' || openid === '') throw new WechatEmulatorError('invalid_argument', 'setUser: openid is required')
+      for (const name of ['follows', 'refusesMessages'] as const) {
+        if (settings?.[name] !== undefined && typeof settings[name] !== 'boolean') throw new WechatEmulatorError('invalid_argument', `setUser: ${name} must be a boolean`)
+      }
+      users.set(openid, settings ?? {})
+    },
+    setDailySendQuota(limit) {
+      if (limit !== null && !isQuota(limit)) throw new WechatEmulatorError('invalid_argument', 'setDailySendQuota: limit must be null or a whole number from 0')
+      quota.setLimit(limit)
+    },
+    confirmSubscription: (target, confirmOptions) =>
+      confirmSubscription(
+        { baseUrl: url, appId, demoOpenid, oauthCodes, log, now, closed: closing.signal, subscribeTemplateId, consents, users },
+        target,
+        confirmOptions,
+      ),
     async close() {
       closing.abort()
       await closeServer(server)
     },
   }
+}
+
+/** A daily quota: a whole number of calls, 0 or more. */
+function isQuota(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0
+}
+
+/** An optional non-empty text option, or null. */
+function optionalText(name: string, value: unknown): string | null {
+  if (value === undefined) return null
+  if (typeof value !== 'string' || value === '') throw new WechatEmulatorError('invalid_options', `startWechatEmulator: ${name} must be a non-empty string`)
+  return value
+}
+
+/** The account's template ids, or null (any id) when not given. */
+function templateIdsOption(value: unknown): ReadonlySet<string> | null {
+  if (value === undefined) return null
+  if (!Array.isArray(value) || value.some((id) => typeof id !== 'string' || id === '')) {
+    throw new WechatEmulatorError('invalid_options', 'startWechatEmulator: templateIds must be an array of non-empty strings')
+  }
+  return new Set(value as string[])
 }
 
 /** The account's AES key from its EncodingAESKey, refused as one of the emulator's own options. */

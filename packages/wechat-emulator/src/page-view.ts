@@ -1,6 +1,7 @@
 /**
  * The live parts of the emulator's page, rendered on the server: the QR codes (with whether and by
- * whom each was scanned) and the scans (with what the phone shows and what the callback answered).
+ * whom each was scanned), the scans (with what the phone shows and what the callback answered) and
+ * the account's messages (page-messages.ts).
  * The page is served with them, and its script fetches them again every two seconds from
  * `GET /emulator/view`, so there is one renderer, here, and every value in it is escaped.
  *
@@ -10,7 +11,8 @@
  */
 import { escapeHtml } from './html'
 import { replyHtml } from './reply-html'
-import type { EmulatorScan, EmulatorTicket } from './types'
+import { messagesHtml } from './page-messages'
+import type { EmulatorMessage, EmulatorScan, EmulatorTicket } from './types'
 
 /** What WeChat shows instead of a reply it refuses, or when the account does not answer. */
 export const SERVICE_UNAVAILABLE_TEXT = 'This Official Account cannot provide service right now. (该公众号暂时无法提供服务，请稍后再试)'
@@ -23,6 +25,10 @@ export interface PageView {
   scans: string
   /** How many scans `scans` has (the table is hidden when none). */
   scanCount: number
+  /** The account's messages (the chat's rows, newest first). */
+  messages: string
+  /** How many messages `messages` has. */
+  messageCount: number
 }
 
 /**
@@ -36,10 +42,13 @@ export function pageView(input: {
   only?: string | undefined
   openUrl: string
   usedLinks?: ReadonlyMap<string, string>
+  /** The messages the account sent, oldest first; with `only`, none (a code's page is about the code). */
+  messages?: readonly EmulatorMessage[]
 }): PageView {
   const focused = input.only !== undefined
   const codes = input.tickets.filter((c) => c.live && (!focused || c.ticket === input.only))
   const scans = shownScans(input.scans, input.only)
+  const messages = focused ? [] : (input.messages ?? [])
   return {
     codes:
       codes.length === 0
@@ -47,6 +56,8 @@ export function pageView(input: {
         : codes.map((code) => codeBox(code, input.scans.find((s) => s.ticket === code.ticket))).join('\n'),
     scans: scans.map((scan) => scanRow(scan, input.openUrl, input.usedLinks)).join('\n'),
     scanCount: scans.length,
+    messages: messagesHtml(messages, input.openUrl),
+    messageCount: messages.length,
   }
 }
 

@@ -7,7 +7,10 @@
  * does; the list shows every scan whoever asked for it (a click here, a test, an app's "Scan with the
  * emulated phone").
  *
- * The codes and scans are rendered on the server (`page-view.ts`, everything escaped) and fetched
+ * Below them, the account's messages (reminders sent through the send APIs) as the chat, their links
+ * tappable as the person they were sent to.
+ *
+ * The codes, scans and messages are rendered on the server (`page-view.ts`, everything escaped) and fetched
  * again every two seconds from `GET /emulator/view`. The "Scan as" openid is also the phone's user
  * for web OAuth: the script keeps it in the `wxemu_openid` cookie the authorize page reads, and a
  * reply's link goes through `GET /emulator/open`, which sets that cookie to the scanner first.
@@ -46,6 +49,11 @@ export function emulatorPage(options: { appId: string; demoOpenid: string; ticke
 <thead><tr><th>Time</th><th>Scene</th><th>openid</th><th>The phone shows</th><th>The callback answered</th></tr></thead>
 <tbody>${view.scans}</tbody>
 </table>
+<section id="chat"${focused ? ' hidden' : ''}>
+<h2>Messages from the account</h2>
+<p class="muted" id="no-messages"${view.messageCount > 0 ? ' hidden' : ''}>No messages yet. Reminders (one-time subscription, template and customer-service messages) show here, their links opening as the person they were sent to.</p>
+<ul id="messages">${view.messages}</ul>
+</section>
 <script>${SCRIPT}</script>
 </body>
 </html>
@@ -75,6 +83,7 @@ const STYLE = `
   .bubble { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: .3rem .5rem; white-space: pre-wrap; max-width: 24rem }
   .reply-link { color: #576b95 } .reply-link.dead { text-decoration: underline dotted }
   .reply-link.used { color: #888; text-decoration: line-through } .link-used { color: #666; font-size: .85em; white-space: nowrap }
+  #messages { list-style: none; padding: 0 } .message { margin: 0 0 .8rem } .message .bubble { background: #f7f7f7 }
   @media (max-width: 40rem) {
     #scans thead { display: none }
     #scans, #scans tbody, #scans tr, #scans td { display: block; width: 100% }
@@ -95,6 +104,8 @@ const SCRIPT = `
   const codes = document.getElementById('codes')
   const table = document.getElementById('scans')
   const noScans = document.getElementById('no-scans')
+  const messages = document.getElementById('messages')
+  const noMessages = document.getElementById('no-messages')
 
   // The authorize page knows the phone's user from this cookie, as WeChat knows it from the app.
   function remember() {
@@ -135,7 +146,7 @@ const SCRIPT = `
     try {
       const res = await fetch('/emulator/view' + (focused ? '?ticket=' + encodeURIComponent(data.ticket) : ''))
       const view = await res.json()
-      const key = view.codes + '\\u0000' + view.scans
+      const key = view.codes + '\\u0000' + view.scans + '\\u0000' + view.messages
       if (key === shown) return
       shown = key
       // Server-rendered and escaped there (page-view.ts): no value from a scene or a reply is markup.
@@ -143,6 +154,8 @@ const SCRIPT = `
       table.tBodies[0].innerHTML = view.scans
       table.hidden = view.scanCount === 0
       noScans.hidden = view.scanCount > 0
+      messages.innerHTML = view.messages
+      noMessages.hidden = view.messageCount > 0
       localTimes(document.body)
     } catch { /* the emulator may be restarting */ }
   }

@@ -14,9 +14,11 @@ import type { ConfirmLinks } from './confirm-links'
 import type { FailureQueue } from './failures'
 import { AUTHORIZE_PATH, authorize, cookieValue, OPENID_COOKIE, openidCookie, type EmulatorOAuthCodes } from './oauth'
 import { emulatorPage } from './page'
+import { customSend, subscribeSend, templateSend, type MessagingState } from './send-api'
 import { pageView, shownScans } from './page-view'
 import { replyLinks } from './reply-html'
 import { escapeHtml } from './html'
+import { answerConfirmLink, confirmPageHtml, readConfirmLink, refusedPageHtml, SUBSCRIBE_CONFIRM_PATH } from './subscribe-page'
 import type { ScanLog } from './scan-log'
 import type { EmulatorTickets } from './tickets'
 import type { EmulatorTokens } from './tokens'
@@ -39,6 +41,8 @@ export interface EmulatorServerDeps {
   scanLog: ScanLog
   /** Which confirm links of the replies are used, for the page's list. */
   confirmLinks: ConfirmLinks
+  /** The send APIs' state: users, confirmations, messages (the page's chat), quota. */
+  messaging: MessagingState
   now: () => number
   /** Performs a scan (the page's clicks). */
   scan(input: EmulatorScanInput): Promise<EmulatorPushResult>
@@ -52,6 +56,9 @@ const API: Record<string, { endpoint: EmulatorEndpoint; handle: Handler }> = {
   '/cgi-bin/qrcode/create': { endpoint: 'qrcode/create', handle: createQrCode },
   '/cgi-bin/showqrcode': { endpoint: 'showqrcode', handle: showQrCode },
   '/sns/oauth2/access_token': { endpoint: 'sns/oauth2/access_token', handle: oauthAccessToken },
+  '/cgi-bin/message/template/send': { endpoint: 'message/template/send', handle: templateSend },
+  '/cgi-bin/message/template/subscribe': { endpoint: 'message/template/subscribe', handle: subscribeSend },
+  '/cgi-bin/message/custom/send': { endpoint: 'message/custom/send', handle: customSend },
 }
 
 /** Starts listening and resolves with the server and its base URL. */
@@ -66,6 +73,7 @@ async function serve(deps: EmulatorServerDeps, req: IncomingMessage, res: Server
   if (route !== undefined) return serveApi(deps, route, method, url, req, res)
 
   if (method === 'GET' && url.pathname === AUTHORIZE_PATH) return serveAuthorize(deps, url, req, res)
+  if ((method === 'GET' || method === 'POST') && url.pathname === SUBSCRIBE_CONFIRM_PATH) return serveSubscribeConfirm(deps, method, url, req, res)
   // Browsers ask for it on every page: an empty answer, not a 404 in the console.
   if (method === 'GET' && url.pathname === '/favicon.ico') return void res.writeHead(204, { 'cache-control': 'max-age=86400' }).end()
   const page = async (ticket: string | undefined) =>
@@ -82,6 +90,7 @@ async function serve(deps: EmulatorServerDeps, req: IncomingMessage, res: Server
   if (method === 'GET' && url.pathname === '/emulator/open') return serveOpen(url, res)
   if (method === 'GET' && url.pathname === '/emulator/tickets') return sendJson(res, 200, deps.tickets.all())
   if (method === 'GET' && url.pathname === '/emulator/scans') return sendJson(res, 200, deps.scanLog.newestFirst())
+  if (method === 'GET' && url.pathname === '/emulator/messages') return sendJson(res, 200, deps.messaging.log.all())
   if (method === 'POST' && url.pathname === '/emulator/scan') {
     let input: Record<string, unknown>
     try {
@@ -110,7 +119,7 @@ async function serve(deps: EmulatorServerDeps, req: IncomingMessage, res: Server
 async function viewOf(deps: EmulatorServerDeps, ticket: string | undefined) {
   const scans = deps.scanLog.newestFirst()
   const usedLinks = await deps.confirmLinks.usedAmong(shownScans(scans, ticket).flatMap((scan) => (scan.reply === null ? [] : replyLinks(scan.reply))))
-  return pageView({ tickets: deps.tickets.all(), scans, only: ticket, openUrl: `${deps.baseUrl()}/emulator/open`, usedLinks })
+  return pageView({ tickets: deps.tickets.all(), scans, only: ticket, openUrl: `${deps.baseUrl()}/emulator/open`, usedLinks, messages: deps.messaging.log.all() })
 }
 
 /**
@@ -127,6 +136,33 @@ function serveAuthorize(deps: EmulatorServerDeps, url: URL, req: IncomingMessage
     return
   }
   send(res, 400, 'text/html; charset=utf-8', `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>WeChat authorization</title><p>Authorization refused: ${escapeHtml(outcome.reason)}</p>`)
+}
+
+/**
+ * `GET /mp/subscribemsg?action=get_confirm&…`: the one-time subscription's confirm page, for the
+ * phone's user (the `wxemu_openid` cookie, else the default user, as on the authorize page);
+ * `POST /mp/subscribemsg` with the link's parameters and `action=confirm|cancel`: its buttons, which
+ * send the phone to `redirect_url` (302). A link WeChat would refuse gets a 400 page saying why.
+ */
+async function serveSubscribeConfirm(deps: EmulatorServerDeps, method: string, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const openid = cookieValue(req.headers.cookie, OPENID_COOKIE) ?? deps.demoOpenid
+  const params = method === 'GET' ? url.searchParams : new URLSearchParams((await readBody(req)).toString('utf8'))
+  const action = params.get('action') ?? ''
+  const refuse = (reason: string) => {
+    deps.log.push({ at: deps.now(), method, path: SUBSCRIBE_CONFIRM_PATH, status: 400 })
+    send(res, 400, 'text/html; charset=utf-8', refusedPageHtml(reason))
+  }
+  if (method === 'GET' && action !== 'get_confirm') return refuse('action must be get_confirm')
+  if (method === 'POST' && action !== 'confirm' && action !== 'cancel') return refuse('action must be confirm or cancel')
+  const read = readConfirmLink(params, { appId: deps.appId, subscribeTemplateId: deps.messaging.subscribeTemplateId })
+  if (!read.ok) return refuse(read.reason)
+  if (method === 'GET') {
+    deps.log.push({ at: deps.now(), method, path: SUBSCRIBE_CONFIRM_PATH, status: 200 })
+    return send(res, 200, 'text/html; charset=utf-8', confirmPageHtml(read.link, openid))
+  }
+  const location = answerConfirmLink(read.link, openid, action === 'confirm' ? 'confirm' : 'cancel', { appId: deps.appId, ...deps.messaging })
+  deps.log.push({ at: deps.now(), method, path: SUBSCRIBE_CONFIRM_PATH, status: 302 })
+  res.writeHead(302, { location, 'content-length': 0, 'cache-control': 'no-store' }).end()
 }
 
 /**
@@ -169,6 +205,7 @@ async function serveApi(
     tokens: deps.tokens,
     tickets: deps.tickets,
     oauthCodes: deps.oauthCodes,
+    messaging: deps.messaging,
   })
   entry.status = answer.status
   if (answer.errcode !== undefined) entry.errcode = answer.errcode

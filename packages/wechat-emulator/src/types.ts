@@ -40,6 +40,22 @@ export interface WechatEmulatorOptions {
   demoOpenid?: string
   /** Clock in epoch milliseconds (token and ticket expiry, CreateTime, push timestamps). Default `Date.now`. */
   now?: () => number
+  /**
+   * The account's template message ids: `message/template/send` answers 40037 for any other. Default:
+   * every non-empty id is the account's.
+   */
+  templateIds?: string[]
+  /**
+   * The account's one-time subscription template id: the confirm page refuses, and
+   * `message/template/subscribe` answers 40037 for, any other. Default: any non-empty id.
+   */
+  subscribeTemplateId?: string
+  /**
+   * Calls each send API (`message/template/send`, `message/template/subscribe`,
+   * `message/custom/send`) takes per day (Beijing's, on the emulator's clock) before answering 45009.
+   * Default: no limit. `setDailySendQuota` changes it.
+   */
+  dailySendQuota?: number
 }
 
 /** A QR code the emulator created. */
@@ -73,7 +89,54 @@ export interface EmulatorRequest {
 }
 
 /** An API endpoint whose next answer can be replaced by {@link EmulatorFailure}. */
-export type EmulatorEndpoint = 'stable_token' | 'token' | 'qrcode/create' | 'showqrcode' | 'sns/oauth2/access_token'
+export type EmulatorEndpoint =
+  | 'stable_token'
+  | 'token'
+  | 'qrcode/create'
+  | 'showqrcode'
+  | 'sns/oauth2/access_token'
+  | 'message/template/send'
+  | 'message/template/subscribe'
+  | 'message/custom/send'
+
+/** A send API of the account, as `messages()` names the channel a message came through. */
+export type EmulatorMessageChannel = 'subscribe' | 'template' | 'custom'
+
+/** A message the account sent and WeChat accepted: what the phone's chat shows. */
+export interface EmulatorMessage {
+  /** When it was accepted, epoch milliseconds on the emulator's clock. */
+  at: number
+  /** The `msgid` answered. */
+  msgid: number
+  /** `subscribe` (one-time subscription), `template` or `custom` (customer-service text). */
+  channel: EmulatorMessageChannel
+  /** Who received it. */
+  openid: string
+  /** The template id (`subscribe`, `template`); null for `custom`. */
+  templateId: string | null
+  /** The `scene` of a `subscribe` message; else null. */
+  scene: string | null
+  /** The `title` of a `subscribe` message; else null. */
+  title: string | null
+  /** The text the phone shows: the content (`subscribe`), the fields as `key: value` lines (`template`), the text (`custom`, its `<a href>` links tappable on the page). */
+  text: string
+  /** The fields of a `template` message, `key → value`; else null. */
+  data: Record<string, string> | null
+  /** The message's `url`, opened when it is tapped (`subscribe`, `template`); null without one. */
+  url: string | null
+}
+
+/** A one-time subscription confirmation not yet spent. */
+export interface EmulatorSubscription {
+  /** Who confirmed. */
+  openid: string
+  /** The template id confirmed. */
+  templateId: string
+  /** The scene confirmed, as the confirm link carried it. */
+  scene: string
+  /** When, epoch milliseconds on the emulator's clock. */
+  at: number
+}
 
 /** A replacement for one answer of an endpoint. */
 export type EmulatorFailure =
@@ -250,6 +313,44 @@ export interface WechatEmulator {
   failNext(endpoint: EmulatorEndpoint | `cgi-bin/${EmulatorEndpoint}`, failure: EmulatorFailure, times?: number): void
   /** Makes every access token issued so far invalid (as if another party forced a refresh): calls get 40001. */
   invalidateTokens(): void
+  /**
+   * The options to give `createWechatReminderNotifier` (of `@scanauth/wechat`) to use this emulator:
+   * the send APIs at {@link WechatEmulator.url} and the one-time subscription's confirm page at
+   * `{url}/mp/subscribemsg`. Add `subscribe`, `template` as the app configures them.
+   */
+  reminderNotifierOptions(): {
+    /** The emulated AppID. */
+    appId: string
+    /** The emulated AppSecret. */
+    appSecret: string
+    /** The emulator's {@link WechatEmulator.url}: the send APIs. */
+    apiBase: string
+    /** `{url}/mp/subscribemsg`: the confirm page. */
+    subscribeConfirmBase: string
+  }
+  /** The messages the account sent and WeChat accepted, oldest first (the last 500). The page shows them as the chat. */
+  messages(): EmulatorMessage[]
+  /** The one-time subscription confirmations not yet spent, oldest first. */
+  subscriptions(): EmulatorSubscription[]
+  /**
+   * Sets up a user: `follows` (template messages reach followers only: 43004; unfollowing also closes
+   * the customer-service window), `refusesMessages` (the user turned the account's messages off:
+   * template messages answer 43101). The user becomes known to the account (else sends answer 40003).
+   */
+  setUser(openid: string, settings: { follows?: boolean; refusesMessages?: boolean }): void
+  /** Changes the daily quota of each send API (null: no limit); see `dailySendQuota`. */
+  setDailySendQuota(limit: number | null): void
+  /**
+   * The phone opens `url` (the subscribemsg confirm link, or an app link that redirects to it) and
+   * taps Confirm (default) or Cancel as `openid` (default `demoOpenid`): follows redirects (the web
+   * OAuth authorize page answered for `openid` on the way) until the confirm page, answers it, and
+   * resolves with where WeChat sends the phone: `redirect_url` with `openid` (on confirm),
+   * `template_id`, `action`, `scene` and `reserved`. A Confirm is recorded: one subscribe send for that
+   * scene. Rejects with a `WechatEmulatorError` `invalid_argument` (not an http(s) URL, an empty
+   * openid), `subscribe_refused` (the page refuses the link, the chain leads to the real WeChat or
+   * nowhere, more than 10 redirects), `oauth_refused` or `closed`.
+   */
+  confirmSubscription(url: string, options?: { openid?: string; action?: 'confirm' | 'cancel' }): Promise<string>
   /** Stops the server, ends hanging requests and aborts pushes in flight. */
   close(): Promise<void>
 }

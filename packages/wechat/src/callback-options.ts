@@ -94,7 +94,10 @@ export interface WechatCallbackOptions {
   /**
    * Every push that is not a scanauth scan (text messages, menu clicks, plain follows, ...): an account
    * has only one push URL, so the app's other handling goes here. A returned string is sent to the
-   * user as a passive text reply.
+   * user as a passive text reply. Reports on messages the account sent (`TEMPLATESENDJOBFINISH`,
+   * `subscribe_msg_popup_event`, `subscribe_msg_change_event`, `subscribe_msg_sent_event`: see
+   * `isDeliveryReport`) come here too, to be recorded if the app wants; they are always answered
+   * `success`, whatever this returns or throws.
    */
   onMessage?: (message: WechatMessage, context: WechatMessageContext) => string | null | undefined | void | Promise<string | null | undefined | void>
   /**

@@ -6,7 +6,9 @@
  *   the body is looked at; the body is size-capped, DTD-free XML, decrypted in safe mode (required by
  *   default with a key); then the request and the event are recorded in the Store, so a replay or a
  *   second delivery is refused or skipped on every instance; then a scan of a scanauth code goes to
- *   `auth.handleScan`, and every other push to `onMessage`.
+ *   `auth.handleScan`, and every other push to `onMessage`. Reports on sent messages
+ *   (`TEMPLATESENDJOBFINISH`, the subscription events) go to `onMessage` too and are always answered
+ *   `success`.
  * - The answer always comes within WeChat's 5 seconds: `success`, or a passive text reply (encrypted
  *   in safe mode). A refused push gets a 4xx and nothing is processed; a failure of `handleScan` or
  *   of the store gets a 500, so WeChat retries.
@@ -26,7 +28,7 @@ import {
   type WechatMessageContext,
 } from './callback-options'
 import { PushRejection, authenticate, openPush, readBody, readQuery, type OpenedPush } from './inbound'
-import { deliveryKey, sceneOfScan, type WechatMessage } from './message'
+import { deliveryKey, isDeliveryReport, sceneOfScan, type WechatMessage } from './message'
 import { LocalOutcomes } from './outcomes'
 import { ReplayRecords, type RecordKeys, type SignedRequest } from './replay'
 import { SUCCESS_BODY, sealReply, textReplyXml } from './reply'
@@ -155,16 +157,15 @@ export function createWechatCallback(options: WechatCallbackOptions): WechatCall
 
 /** Decides what a push means and runs it: a scan to core, anything else to `onMessage`. */
 async function handleMessage(config: ResolvedCallbackOptions, message: WechatMessage, context: WechatMessageContext): Promise<Outcome> {
+  if (isDeliveryReport(message)) {
+    // Reports on sent messages (reminders): the app may record them; nobody reads a reply.
+    await callOnMessage(config, message, context)
+    return { replyText: null }
+  }
   const sceneStr = sceneOfScan(message)
   if (sceneStr === null) {
-    if (config.onMessage === undefined) return { replyText: null }
-    try {
-      return { replyText: nonEmpty(await config.onMessage(message, context)) }
-    } catch (error) {
-      // The app's hook failed; WeChat still gets `success` (a retry would only fail again).
-      report(config, error, message)
-      return { replyText: null }
-    }
+    // A failing hook is reported; WeChat still gets `success` (a retry would only fail again).
+    return { replyText: nonEmpty(await callOnMessage(config, message, context)) }
   }
   let result: ScanResult
   try {
@@ -186,6 +187,16 @@ async function handleMessage(config: ResolvedCallbackOptions, message: WechatMes
     // The scan is done; only the courtesy message failed.
     report(config, error, message)
     return { replyText: null }
+  }
+}
+
+/** `onMessage`, when there is one; its failure is reported and goes no further (WeChat still gets `success`). */
+async function callOnMessage(config: ResolvedCallbackOptions, message: WechatMessage, context: WechatMessageContext): Promise<unknown> {
+  try {
+    return await config.onMessage?.(message, context)
+  } catch (error) {
+    report(config, error, message)
+    return undefined
   }
 }
 

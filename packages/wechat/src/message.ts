@@ -66,15 +66,37 @@ export function sceneOfScan(message: WechatMessage): string | null {
 }
 
 /**
+ * The events that report on messages the account sent or may send: a template message's delivery
+ * (`TEMPLATESENDJOBFINISH`, `Status` `success` / `failed:user block` / `failed: system failed`) and
+ * the subscription notification's popup, later change and send results. Nobody reads a reply to them,
+ * so the callback hands them to `onMessage` and always answers `success`, whatever the hook does
+ * (an error answer would only make WeChat deliver them again).
+ */
+export const DELIVERY_REPORT_EVENTS: ReadonlySet<string> = new Set([
+  'templatesendjobfinish',
+  'subscribe_msg_popup_event',
+  'subscribe_msg_change_event',
+  'subscribe_msg_sent_event',
+])
+
+/** Whether `message` is one of the {@link DELIVERY_REPORT_EVENTS} (the event name in any case). */
+export function isDeliveryReport(message: WechatMessage): boolean {
+  return message.MsgType === 'event' && typeof message.Event === 'string' && DELIVERY_REPORT_EVENTS.has(message.Event.toLowerCase())
+}
+
+/**
  * The identity of one delivery, for dropping WeChat's retries (B-wx-6): events by FromUserName +
  * CreateTime + Event + EventKey (the platform's advice plus the key, as WxJava does, so two events of
- * one user in one second stay apart), messages by MsgId.
+ * one user in one second stay apart), messages by MsgId. A template message's delivery report carries
+ * the message's id as `MsgID` (capital D) and no EventKey: with it, two reports for one user in one
+ * second stay apart too.
  */
 export function deliveryKey(message: WechatMessage): string {
+  const sentId = typeof message.MsgID === 'string' ? message.MsgID : ''
   const parts =
     typeof message.MsgId === 'string' && message.MsgId !== ''
       ? ['msg', message.MsgId, message.FromUserName, message.CreateTime]
-      : ['event', message.FromUserName, message.CreateTime, String(message.Event ?? ''), String(message.EventKey ?? '')]
+      : ['event', message.FromUserName, message.CreateTime, String(message.Event ?? ''), String(message.EventKey ?? ''), ...(sentId === '' ? [] : [sentId])]
   // JSON keeps the parts apart even if one of them contains the separator.
   return JSON.stringify(parts)
 }

@@ -7,8 +7,9 @@
  */
 import type { QrProvider } from '@scanauth/core'
 import { callApi, joinUrl, type FetchLike } from './api-client'
-import { WechatError, WechatHttpError, isTokenRejected } from './errors'
-import { createTokenSource, type FetchedToken, type TokenCache } from './token'
+import { asAccessTokens, createAccessTokenSource, withFreshToken } from './access-token'
+import { WechatError, WechatHttpError } from './errors'
+import type { TokenCache } from './token'
 
 /** WeChat's API host. */
 export const WECHAT_API_BASE_URL = 'https://api.weixin.qq.com'
@@ -112,40 +113,18 @@ export function createWechatQrProvider(options: WechatQrProviderOptions): Wechat
   if (!(timeoutMs > 0)) throw invalidOption('timeoutMs must be positive')
   const fetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
 
-  const fetchToken = async (): Promise<FetchedToken> => {
-    const answer =
-      tokenEndpoint === 'stable'
-        ? await callApi({
-            url: joinUrl(apiBaseUrl, 'cgi-bin/stable_token'),
-            endpoint: 'cgi-bin/stable_token',
-            method: 'POST',
-            // force_refresh stays false: forcing is limited to 20 a day and invalidates everyone's token.
-            body: { grant_type: 'client_credential', appid: appId, secret: appSecret, force_refresh: false },
-            timeoutMs,
-            fetch,
-          })
-        : await callApi({
-            url: `${joinUrl(apiBaseUrl, 'cgi-bin/token')}?${new URLSearchParams({ grant_type: 'client_credential', appid: appId, secret: appSecret })}`,
-            endpoint: 'cgi-bin/token',
-            method: 'GET',
-            timeoutMs,
-            fetch,
-          })
-    const endpoint = tokenEndpoint === 'stable' ? 'cgi-bin/stable_token' : 'cgi-bin/token'
-    const accessToken = answer.access_token
-    const expiresIn = Number(answer.expires_in)
-    if (typeof accessToken !== 'string' || accessToken === '') throw badAnswer(endpoint, 'an access_token')
-    if (!Number.isFinite(expiresIn) || expiresIn <= 0) throw badAnswer(endpoint, 'a valid expires_in')
-    return { accessToken, expiresIn }
-  }
-
-  const tokens = createTokenSource({
-    fetchToken,
-    now: options.now ?? Date.now,
+  const tokens = createAccessTokenSource({
+    appId,
+    appSecret,
+    apiBase: apiBaseUrl,
+    tokenEndpoint,
+    tokenCache: options.tokenCache,
+    tokenCacheKey: options.tokenCacheKey,
     refreshMarginSeconds: options.refreshMarginSeconds ?? 300,
-    cache: options.tokenCache,
-    cacheKey: options.tokenCacheKey ?? `scanauth:wechat:token:${appId}:${tokenEndpoint}`,
-    onCacheError: options.onTokenCacheError,
+    timeoutMs,
+    fetch,
+    now: options.now ?? Date.now,
+    onTokenCacheError: options.onTokenCacheError,
   })
 
   const createWithToken = async (token: string, sceneStr: string, expireSeconds: number): Promise<WechatQrCode> => {
@@ -178,15 +157,7 @@ export function createWechatQrProvider(options: WechatQrProviderOptions): Wechat
     if (!Number.isFinite(expiresInSeconds) || expiresInSeconds <= 0) throw new WechatError('invalid_argument', 'expiresInSeconds must be a positive number')
     // WeChat's temporary codes live at most 30 days.
     const expireSeconds = Math.min(2_592_000, Math.ceil(expiresInSeconds))
-    const token = await tokens.get()
-    try {
-      return await createWithToken(token, sceneStr, expireSeconds)
-    } catch (error) {
-      if (!isTokenRejected(error)) throw error
-      // One retry with a fresh token, never more: a second rejection is a real problem to report.
-      tokens.reject(token)
-      return createWithToken(await tokens.get(), sceneStr, expireSeconds)
-    }
+    return withFreshToken(asAccessTokens(tokens), (token) => createWithToken(token, sceneStr, expireSeconds))
   }
 
   return {

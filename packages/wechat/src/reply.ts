@@ -40,13 +40,24 @@ export function needPurchaseReplyText(payUrl: string): string {
 }
 
 /**
+ * The text of an `authorized` scan whose result carries `remindUrl` (core's `reminders` with a
+ * one-time subscription, docs/behaviour.md B-remind-6): the default text and the "remind me" link,
+ * WeChat's one-time subscription confirm page.
+ */
+export function signedInReplyText(remindUrl: string): string {
+  return `${DEFAULT_REPLY_TEXTS.authorized} <a href="${escapeAttribute(remindUrl)}">Remind me before it ends</a>`
+}
+
+/**
  * The default `reply` of `createWechatCallback`: one of {@link DEFAULT_REPLY_TEXTS}; for a `scanned`
  * scan the link to the confirm page ({@link confirmReplyText}; `message` dates the scan so the text
  * can say how long is left); for a `need_purchase` scan with a `payUrl`, the link to buy on the phone
- * ({@link needPurchaseReplyText}).
+ * ({@link needPurchaseReplyText}); for an `authorized` scan with a `remindUrl`, the "remind me" link
+ * ({@link signedInReplyText}).
  */
 export function defaultReply(result: ScanResult, message?: Pick<WechatMessage, 'CreateTime'>): string {
   if (result.result === 'scanned') return confirmReplyText(result, message)
+  if (result.result === 'authorized' && typeof result.remindUrl === 'string' && result.remindUrl !== '') return signedInReplyText(result.remindUrl)
   if (result.result === 'need_purchase' && typeof result.payUrl === 'string' && result.payUrl !== '') return needPurchaseReplyText(result.payUrl)
   return DEFAULT_REPLY_TEXTS[result.result]
 }
