@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { describe, expect, it } from 'vitest'
 import { createHttpHandler, createScanAuth, MemoryStore, openApiDocument, openApiJson } from '@scanauth/core'
-import { RecordingQrProvider, TestPaymentService, TestWebOAuth } from '@scanauth/testkit'
+import { RecordingQrProvider, TestNotifier, TestPaymentService, TestWebOAuth } from '@scanauth/testkit'
 import { ROUTES } from '../packages/core/src/http/routes'
 import { REPO_ROOT } from './support/markdown'
 
@@ -47,7 +47,7 @@ describe('docs/openapi.json', () => {
     // A route for anyone has no `security`; `optional-bearer` (a purchase by scene needs no session, one by session does) has both.
     const security = { none: undefined, bearer: [{ bearer: [] }], 'optional-bearer': [{}, { bearer: [] }] }
     // Every route is served: the confirm page with confirm: 'link', the phone pages with payments.phone,
-    // the document by default.
+    // the subscription redirect with reminders that offer one, the document by default.
     const auth = createScanAuth({
       store: new MemoryStore(),
       qr: new RecordingQrProvider(),
@@ -58,6 +58,7 @@ describe('docs/openapi.json', () => {
         plans: [{ id: 'month', description: '30 days', amountFen: 1990, grant: { type: 'time', days: 30 } }],
         phone: { url: 'https://app.example.test/auth/m/', oauth: new TestWebOAuth() },
       },
+      reminders: { leadDays: [3], notifier: new TestNotifier({ templateId: 'tpl', scene: 1 }), url: 'https://app.example.test/auth/m/' },
     })
     const handle = createHttpHandler(auth)
     for (const route of ROUTES) {

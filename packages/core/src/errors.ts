@@ -54,6 +54,14 @@ export const ERROR_STATUS = {
   phone_oauth_refused: 400,
   /** WeChat could not be asked who opened a phone page (network, timeout, a 5xx); nothing changed. */
   phone_oauth_failed: 502,
+  /** Reminders are not configured (`createScanAuth` without `reminders`). */
+  reminders_not_configured: 404,
+  /** Reminders with a one-time subscription are not set up: `{base}/m/subscribed` is not served. */
+  subscription_not_configured: 404,
+  /** WeChat's subscription redirect names a template or scene this server did not offer; nothing was stored. */
+  subscription_invalid: 400,
+  /** The subscription redirect's `reserved` state was not issued to that person, or was used already; nothing was stored. */
+  subscription_state_invalid: 403,
   /**
    * The order page was asked about an order WeChat Pay does not report paid (a cashier's `ok` is never
    * proof, B-phone-7): nothing was granted. It may be asked again once the payment goes through.

@@ -64,6 +64,15 @@ export type {
   PhoneOrderStep,
 } from './phone/api'
 export { DEFAULT_PHONE_TICKET_TTL_MINUTES, isWeChatBrowser } from './rules/phone'
+export type {
+  ReminderOptions,
+  ReminderSubscription,
+  ReminderMessage,
+  ReminderDelivery,
+  ReminderNotifier,
+  SendRemindersInput,
+  SendRemindersResult,
+} from './reminders/api'
 export { MAX_WAIT_MS } from './service/scene-waiters'
 export type { ScanAuthOptions, ScanAuthHooks, RateLimitOptions } from './service/options'
 export type { TelemetryOptions, TelemetryTracer, TelemetryMeter, TelemetryCounter, TelemetryHistogram, TelemetrySpan, TelemetryAttributes, TelemetryAttributeValue } from './telemetry/types'
@@ -110,6 +119,7 @@ export { ScanAuthError, ERROR_STATUS, type ScanAuthErrorCode } from './errors'
 export { MemoryStore, type MemoryStoreSnapshot } from './store/memory-store'
 export type { Store } from './store/contract'
 export type { LiveSessionQuery, UserListQuery, OrderListQuery, OrderCursor, SchemaState, SchemaStep, MigrationResult } from './store/operator-reads'
+export type { ActiveAuthorizationQuery } from './store/reminder-reads'
 export type { PurgeOptions, PurgeResult } from './store/purge'
 export type {
   SceneRecord,

@@ -90,6 +90,9 @@ describe('the answers checked', () => {
       'GET /m/order 403',
       'GET /m/order 404',
       'GET /m/order 409',
+      // The reminder subscription's redirect (reminders): its refusals are pages too.
+      'GET /m/subscribed 400',
+      'GET /m/subscribed 403',
     ]) {
       expect(seen, answer).toContain(answer)
     }

@@ -5,7 +5,7 @@
 // `bearer` refuses a request without a token, while one declared `none` never asks for one.
 import { describe, expect, it } from 'vitest'
 import { createHttpHandler, createScanAuth, ERROR_STATUS, MemoryStore, openApiDocument, type HttpRequest } from '@scanauth/core'
-import { RecordingQrProvider, TestPaymentService, TestWebOAuth } from '@scanauth/testkit'
+import { RecordingQrProvider, TestNotifier, TestPaymentService, TestWebOAuth } from '@scanauth/testkit'
 import type { Route } from '../src/http/route'
 import { ROUTES } from '../src/http/routes'
 
@@ -20,6 +20,7 @@ const link = createScanAuth({
     plans: [{ id: 'month', description: '30 days', amountFen: 1990, grant: { type: 'time', days: 30 } }],
     phone: { url: 'https://app.example.test/auth/m/', oauth: new TestWebOAuth() },
   },
+  reminders: { leadDays: [3, 1], notifier: new TestNotifier({ templateId: 'tpl', scene: 1 }) },
 })
 
 /** A request to a route with nothing in it: no query, no token, an empty JSON object for a POST. */
@@ -61,7 +62,7 @@ describe('the route table and the handler', () => {
     }
   })
 
-  it('serves the confirm page only with confirm: link, the phone pages only with payments.phone, and the document only with openapi: true; other paths fall through', async () => {
+  it('serves the confirm page only with confirm: link, the phone pages only with payments.phone, the subscription redirect only with reminders that offer one, and the document only with openapi: true; other paths fall through', async () => {
     const withoutConfirm = createHttpHandler(plain)
     const withoutDocument = createHttpHandler(link, { openapi: false })
     for (const route of ROUTES) {

@@ -18,12 +18,14 @@ import { revocationSuite } from './suites/revocation'
 import { scanSuite } from './suites/scan'
 import { scenePurchaseSuite } from './suites/scene-purchases'
 import { phonePaySuite } from './suites/phone-pay'
+import { reminderSuite } from './suites/reminders'
 import { sceneSuite } from './suites/scene'
 import { sessionSuite } from './suites/sessions'
 import { storeApiSuite } from './suites/store-api'
 import { storeCounterApiSuite } from './suites/store-api-counters'
 import { storeEntitlementApiSuite } from './suites/store-api-entitlements'
 import { storeOperatorReadsSuite } from './suites/store-api-operator-reads'
+import { storeActiveAuthorizationsSuite } from './suites/store-api-active-authorizations'
 import { storeOrderApiSuite } from './suites/store-api-orders'
 import { storeSessionUserApiSuite } from './suites/store-api-session-user'
 import { unicodeSuite } from './suites/unicode'
@@ -55,6 +57,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     storeCounterApiSuite(get)
     storeOrderApiSuite(get)
     storeOperatorReadsSuite(get)
+    storeActiveAuthorizationsSuite(get)
     sceneSuite(get)
     scanSuite(get)
     authorizationSuite(get)
@@ -70,6 +73,7 @@ export function describeStoreContract(name: string, factory: HarnessFactory): vo
     purchaseLimitSuite(get)
     confirmSuite(get)
     phonePaySuite(get)
+    reminderSuite(get)
     unicodeSuite(get)
     concurrencySuite(get)
   })

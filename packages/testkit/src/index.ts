@@ -25,6 +25,7 @@ export { halfAppliedWrites } from './half-applied'
 export { ManualClock } from './clock'
 export { RecordingQrProvider } from './qr'
 export { TestWebOAuth, TEST_AUTHORIZE_BASE } from './web-oauth'
+export { TestNotifier, TEST_SUBSCRIBE_BASE } from './notifier'
 export { TestPaymentService, TEST_MERCHANT, type TestServiceOrder, type TestServiceCall } from './payment-service'
 export { TEST_PLANS } from './suites/orders'
 export { describeHttpRoutes, type HttpRoutesSuiteOptions } from './http/routes-suite'
@@ -55,6 +56,7 @@ export { eventually, told, within, NOTICE_MS } from './waiting'
 export { describePaymentProcesses, type PaymentBacking, type PaymentProcessesOptions } from './processes/payment-race'
 export { startPaymentRig, type PaidOrder, type PaymentRig } from './processes/payment-rig'
 export { servePaymentWorker, type PaymentWorkerOptions, type WorkerStore } from './processes/payment-worker'
+export { describeReminderProcesses, serveReminderWorker, type ReminderBacking, type ReminderProcessesOptions, type ReminderWorkerOptions, type ReminderCommand, type ReminderReport, type SentReminder } from './processes/reminder-race'
 export type {
   CapturedNotification,
   EmulatedNotification,

@@ -71,6 +71,7 @@ function pathMap(base: string, context: RouteContext, openapi: boolean): Map<str
   for (const route of ROUTES) {
     if (route.mode === 'confirm' && context.auth.confirmMode !== 'link') continue
     if (route.mode === 'phone' && !context.auth.phonePay) continue
+    if (route.mode === 'subscribe' && !context.auth.reminderSubscription) continue
     if (route.document === true && !openapi) continue
     let run: Runner = serveDocument
     if (route.run !== undefined) {

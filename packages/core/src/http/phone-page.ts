@@ -130,7 +130,15 @@ export function orderPage(view: PhoneOrderView): string {
       ? ''
       : `<p>The device <strong class="device">${escapeHtml(view.deviceLabel)}</strong> ${view.status === 'paid' ? 'continues on its own: you can close this page.' : 'lost what this order bought.'}</p>`
   const now = view.current === null ? '<p>You have no time or points right now.</p>' : `<p>Now: <strong>${escapeHtml(describeAuthorization(view.current))}</strong></p>`
-  return page(title, `<h1>${title}</h1><p>${escapeHtml(view.description)} · ${escapeHtml(formatFen(view.amountFen))}</p>${device}${now}`)
+  const remind = view.remindUrl === null ? '' : `<p><a id="remind-me" href="${escapeHtml(view.remindUrl)}">Remind me before it ends</a></p>`
+  return page(title, `<h1>${title}</h1><p>${escapeHtml(view.description)} · ${escapeHtml(formatFen(view.amountFen))}</p>${device}${now}${remind}`)
+}
+
+/** `GET {base}/m/subscribed`'s page: what WeChat's subscription redirect came to (B-remind-7). */
+export function subscribedPage(outcome: 'subscribed' | 'cancelled'): string {
+  return outcome === 'subscribed'
+    ? page('You will be reminded', '<h1>You will be reminded</h1><p>You will get one message before your access ends, with a link to renew. You can close this page.</p>')
+    : page('No reminder', '<h1>No reminder</h1><p>You will not be reminded. You can close this page.</p>')
 }
 
 /** Outside WeChat's browser there is no cashier: the page says where to open the link (B-phone-3). */

@@ -9,7 +9,7 @@
 import { ScanAuthError, type ScanAuthErrorCode } from '../errors'
 import { formBody } from './confirm-routes'
 import { errorPage, PAGE_HEADERS } from './html-page'
-import { cashierPage, openInWeChatPage, orderPage, plansPage } from './phone-page'
+import { cashierPage, openInWeChatPage, orderPage, plansPage, subscribedPage } from './phone-page'
 import type { PhoneEntryStep } from '../phone/api'
 import { headerValue, queryValue } from './request'
 import { Prepared, type RouteRun } from './route'
@@ -32,6 +32,9 @@ const TITLES: Partial<Record<ScanAuthErrorCode, string>> = {
   payment_provider_failed: 'WeChat Pay could not be reached',
   purchase_in_progress: 'One moment',
   rate_limited: 'Too many purchases',
+  subscription_not_configured: 'Reminders are not set up',
+  subscription_invalid: 'This reminder was not offered here',
+  subscription_state_invalid: 'This link is not yours, or was used already',
   invalid_request: 'This request is not complete',
 }
 
@@ -119,6 +122,23 @@ export const phoneOrderPageRoute: RouteRun = async (request, { auth, onError }) 
     const step = await auth.openPhoneOrder({ orderId: id ?? '', ...rest })
     if (step.step === 'order') return new Prepared(html(200, orderPage(step.view)))
     return new Prepared(entryAnswer(step))
+  } catch (error) {
+    return new Prepared(errorAnswer(error, request, onError))
+  }
+}
+
+/**
+ * `GET m/subscribed`: WeChat's redirect back from the one-time subscription page, with `openid` (on a
+ * confirmation), `template_id`, `action`, `scene` and `reserved` (B-remind-7). Not behind the
+ * WeChat-browser check: WeChat itself sends the phone here.
+ */
+export const subscribedRoute: RouteRun = async (request, { auth, onError }) => {
+  if (request.method.toUpperCase() === 'HEAD') return new Prepared(html(200, ''))
+  try {
+    const value = (name: string) => queryValue(request, name)
+    const redirect = { openid: value('openid'), templateId: value('template_id'), action: value('action'), scene: value('scene'), reserved: value('reserved') }
+    const outcome = await auth.acceptSubscription(Object.fromEntries(Object.entries(redirect).filter(([, v]) => v !== undefined)))
+    return new Prepared(html(200, subscribedPage(outcome)))
   } catch (error) {
     return new Prepared(errorAnswer(error, request, onError))
   }

@@ -119,9 +119,10 @@ export interface RouteShape<Q extends z.ZodObject = never, B extends z.ZodType =
   pollSecret?: z.ZodType
   /**
    * Served only in this mode of the service: `confirm`, with `confirm: 'link'`; `phone`, with
-   * `payments.phone`. Otherwise the path is not ours and falls through to the app.
+   * `payments.phone`; `subscribe`, with reminders that offer a one-time subscription. Otherwise the
+   * path is not ours and falls through to the app.
    */
-  mode?: 'confirm' | 'phone'
+  mode?: 'confirm' | 'phone' | 'subscribe'
   request?: {
     /** The query parameters, parsed with this schema (`RouteInput.query`). */
     query?: Q

@@ -16,7 +16,7 @@ import { DEFAULT_HEARTBEAT_MS, RECONNECT_DELAY_MS } from './events'
 import { createScene, consume, getSession, getStatus, logout, streamEvents } from './device-routes'
 import { getOrder, listPlans, purchase } from './payment-routes'
 import { confirmDecisionRoute, confirmPageRoute } from './confirm-routes'
-import { phoneOrderPageRoute, phonePayPageRoute, phonePlanRoute } from './phone-routes'
+import { phoneOrderPageRoute, phonePayPageRoute, phonePlanRoute, subscribedRoute } from './phone-routes'
 import { route, type Route } from './route'
 import {
   confirmForm,
@@ -34,6 +34,7 @@ import {
   phonePayQuery,
   phonePlanForm,
   plansAnswer,
+  subscribedQuery,
   pollSecretHeader,
   purchaseAnswer,
   purchasePollSecretHeader,
@@ -306,6 +307,21 @@ export const ROUTES: readonly Route[] = [
     },
     errors: ['invalid_request', 'phone_oauth_refused', 'phone_wrong_user', 'phone_not_configured', 'order_not_found', 'order_not_paid', 'phone_oauth_failed', 'payment_provider_failed'],
     run: phoneOrderPageRoute,
+  }),
+  route({
+    method: 'GET',
+    path: '/m/subscribed',
+    operationId: 'acceptReminderSubscription',
+    tags: ['phone'],
+    summary: 'WeChat\'s redirect back from the one-time subscription page (reminders)',
+    description:
+      'WeChat sends the phone here after the person confirms or cancels the "remind me before it ends" subscription. A confirmation from a link issued to that person (its `reserved`), for the template and scene offered, stores one message\'s worth of consent, once; a cancel, a replay or a forgery stores nothing (B-remind-7).',
+    auth: 'none',
+    mode: 'subscribe',
+    request: { query: subscribedQuery },
+    answers: { 200: { description: 'A page saying whether a reminder will come.', body: 'html' } },
+    errors: ['invalid_request', 'subscription_invalid', 'subscription_state_invalid', 'subscription_not_configured'],
+    run: subscribedRoute,
   }),
   route({
     method: 'GET',

@@ -176,6 +176,15 @@ export const phoneOrderQuery = z.object({
   state: wire(z.string().optional(), { description: 'Added by WeChat web OAuth when it sends the browser back: must be the state scanauth sent.' }),
 })
 
+/** `GET m/subscribed`'s query, as WeChat's subscription redirect sends it (B-remind-7). */
+export const subscribedQuery = z.object({
+  openid: wire(z.string().optional(), { description: 'The person who confirmed (only on `action=confirm`).' }),
+  template_id: wire(z.string().optional(), { description: 'The one-time subscription template confirmed.' }),
+  action: wire(z.enum(['confirm', 'cancel']).optional(), { description: '`confirm` or `cancel`.' }),
+  scene: wire(z.string().optional(), { description: 'The subscription scene confirmed.' }),
+  reserved: wire(z.string().optional(), { description: 'The state of the link scanauth issued to that person.' }),
+})
+
 // ---------------------------------------------------------------------------------------------------
 // Answers
 

@@ -115,6 +115,8 @@ export interface PhoneOrderView {
   deviceLabel: string | null
   /** The person's current authorization after the payment, or null. */
   current: Authorization | null
+  /** The "remind me before it ends" link (with `reminders` and a one-time subscription, B-remind-6), or null. */
+  remindUrl: string | null
 }
 
 /** The steps every phone page may answer before it knows who is there. */

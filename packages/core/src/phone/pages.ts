@@ -36,6 +36,8 @@ export interface PhoneContext {
   queryOrder: (outTradeNo: string) => Promise<ProviderTransaction | null>
   purchaseJsapi: (input: JsapiPurchaseInput) => Promise<JsapiPurchase>
   applyPayment: (report: ProviderTransaction) => Promise<PaymentOutcome>
+  /** The "remind me" link for a person, or null (reminders/methods.ts). */
+  remindMeUrl: (openid: string) => Promise<string | null>
 }
 
 /** The phone pages' operations, and what the scan and the confirm page need of them. */
@@ -226,6 +228,8 @@ export function phoneMethods(ctx: PhoneContext): PhoneMethods {
           paidAt: order.paidAt === null ? null : iso(order.paidAt),
           deviceLabel: scene === null ? null : displayLabel(scene.deviceId),
           current: after?.current ?? null,
+          // After a purchase, where the person is anyway: a reminder before it ends (B-remind-6).
+          remindUrl: order.status === 'paid' ? await ctx.remindMeUrl(openid) : null,
         },
       }
     },

@@ -7,6 +7,8 @@ import type { OrderView, PaymentOutcome, PlanView, PurchaseInput, PurchaseResult
 import type { ProviderRefund, ProviderTransaction } from '../orders/provider'
 import type { ConfirmationDecisionInput, ConfirmationDecisionResult, ConfirmationOpenInput, ConfirmationStep } from './confirm-api'
 import type { PhoneOrderOpenInput, PhoneOrderStep, PhonePayOpenInput, PhonePayStep, PhonePlanChoice } from '../phone/api'
+import type { SendRemindersInput, SendRemindersResult } from '../reminders/api'
+import type { SubscriptionOutcome, SubscriptionRedirect } from '../reminders/subscriptions'
 import type { Authorization, AuthorizationSummary, UserInfo } from './views'
 import type {
   ConsumeInput,
@@ -131,6 +133,11 @@ export type ScanResult =
        * `{phone.url}pay?ticket=…` (B-phone-2). Put it in the reply and nowhere else.
        */
       payUrl?: string
+      /**
+       * With `reminders` and a one-time subscription, on `authorized`: the scanner's "remind me before
+       * it ends" link (WeChat's confirm page, B-remind-6). Put it in the reply.
+       */
+      remindUrl?: string
     }
   | {
       /**
@@ -327,4 +334,23 @@ export interface ScanAuth {
    * `payment_provider_failed` (502).
    */
   openPhoneOrder(input: PhoneOrderOpenInput): Promise<PhoneOrderStep>
+  /**
+   * One pass of reminders before access ends (`reminders`, B-remind-1…5): every person whose time
+   * ends within a lead (everything they hold, queue included), or whose points run low, is told once
+   * per authorization and lead, across instances and passes; the claim is stored before the notifier
+   * is called. Safe from a cron job on several instances at once. Throws `reminders_not_configured`
+   * (404) without the option, `invalid_request` for a bad `now` or `limit`.
+   */
+  sendReminders(input?: SendRemindersInput): Promise<SendRemindersResult>
+  /** Whether this instance offers the "remind me" link (a notifier with a one-time subscription and an address): `{base}/m/subscribed` is then served. */
+  readonly reminderSubscription: boolean
+  /** The "remind me before it ends" link for `openid` (B-remind-6), or null when none is offered. */
+  remindMeUrl(openid: string): Promise<string | null>
+  /**
+   * WeChat's redirect back from the one-time subscription page to `{base}/m/subscribed` (B-remind-7):
+   * a confirmation from a link issued to that person stores one message's worth of consent;
+   * `cancel` stores nothing. Throws `subscription_not_configured` (404), `subscription_invalid` (400)
+   * or `subscription_state_invalid` (403), storing nothing.
+   */
+  acceptSubscription(redirect: SubscriptionRedirect): Promise<SubscriptionOutcome>
 }

@@ -28,6 +28,7 @@ import { hasOrderMethods, type OrderContext } from '../orders/context'
 import { orderMethods } from '../orders/methods'
 import { purchaseMethods } from '../orders/purchase'
 import { PHONE_PAY_OFF, phoneMethods, type PhoneMethods } from '../phone/pages'
+import { reminderMethods } from '../reminders/methods'
 import { confirmationMethods } from './confirmations'
 import { digestSecret, maskAddress, matchesDigest } from '../rules/confirm'
 import { newSecret } from './random'
@@ -81,6 +82,8 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
           limitPurchase: createPurchaseLimiter(store, config.rateLimits, now),
         }
   const orders = orderMethods(orderContext)
+  // Reminders before access ends (B-remind-1…10), and the "remind me" link they are offered by.
+  const reminders = reminderMethods({ store, now, config, telemetry })
   // Selling on the phone that scanned (B-phone-1…10): the order operations, reached from phone pages.
   const phone: PhoneMethods | null =
     orderContext === null || orderContext.payments.phone === undefined
@@ -94,6 +97,7 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
           queryOrder: (outTradeNo) => orderContext.payments.provider.queryOrder(outTradeNo),
           purchaseJsapi: purchaseMethods(orderContext, orders.applyPayment).purchaseJsapi,
           applyPayment: orders.applyPayment,
+          remindMeUrl: reminders.remindMeUrl,
         })
   const limitScene = createSceneLimiter(store, config.rateLimits, now)
   const confirmations = confirmationMethods({
@@ -249,7 +253,12 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
         const input = { scene: loaded.scene, user: loaded.user, openid, sessionToken, now: now(), lifetimes }
         return { user: loaded.user, plan: planScan(ticket === undefined ? input : { ...input, phoneTicketHash: ticket.ticketHash }) }
       })
-      const result: ScanResult = planned.result === 'need_purchase' && phone !== null && ticket !== undefined ? { ...planned, payUrl: phone.payUrlOf(ticket.ticket) } : planned
+      let result: ScanResult = planned.result === 'need_purchase' && phone !== null && ticket !== undefined ? { ...planned, payUrl: phone.payUrlOf(ticket.ticket) } : planned
+      // A scan that signs in offers the "remind me before it ends" link, when there is one (B-remind-6).
+      if (result.result === 'authorized' && reminders.reminderSubscription) {
+        const remindUrl = await reminders.remindMeUrl(openid)
+        if (remindUrl !== null) result = { ...result, remindUrl }
+      }
       // The hook hears what the scan came to, never the ticket's link (it may be logged).
       callHook(config, () => config.hooks.onScan?.({ sceneStr, openid, ...planned }))
       return result
@@ -283,6 +292,10 @@ export function createScanAuth(options: ScanAuthOptions): ScanAuth {
     },
 
     phonePay: phone !== null,
+    sendReminders: reminders.sendReminders,
+    reminderSubscription: reminders.reminderSubscription,
+    remindMeUrl: reminders.remindMeUrl,
+    acceptSubscription: reminders.acceptSubscription,
     openPhonePay: (phone ?? PHONE_PAY_OFF).openPhonePay,
     choosePhonePlan: (phone ?? PHONE_PAY_OFF).choosePhonePlan,
     openPhoneOrder: (phone ?? PHONE_PAY_OFF).openPhoneOrder,

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { remindersSchema } from '../reminders/options'
+import type { ReminderOptions } from '../reminders/api'
 import { z } from 'zod'
 import { ScanAuthError } from '../errors'
 import type { QrProvider } from './qr'
@@ -79,6 +81,7 @@ const optionsSchema = z.object({
     rateLimitsSchema.prefault({}),
   ),
   payments: paymentsSchema.optional(),
+  reminders: remindersSchema.optional(),
   confirm: z.enum(['scan', 'link'], { error: "confirm must be 'scan' or 'link'" }).default('scan'),
   confirmation: z
     .strictObject({
@@ -153,6 +156,13 @@ export interface ScanAuthOptions {
    * store must have the order methods (every scanauth store does).
    */
   payments?: PaymentOptions
+  /**
+   * Reminders before access ends (docs/reminders.md): `auth.sendReminders()` tells each person once
+   * per lead before their time ends (and once when their points run low), through the notifier
+   * (`createWechatReminderNotifier` of `@scanauth/wechat`). The store must have
+   * `listActiveAuthorizations` (every scanauth store does).
+   */
+  reminders?: ReminderOptions
   /**
    * What a scan means (docs/security.md, "QR phishing"). `'scan'` (default): the scan is the consent and
    * signs the device in at once, as docs/behaviour.md describes. `'link'`: a scan moves the scene to

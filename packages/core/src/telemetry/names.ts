@@ -17,6 +17,7 @@ export const SPAN = {
   consume: 'scanauth.consume',
   revoke: 'scanauth.revoke',
   purchase: 'scanauth.purchase',
+  reminders: 'scanauth.reminders',
 } as const
 
 /** Span attributes. None of them ever holds a credential or identifies a person. */
@@ -37,6 +38,10 @@ export const ATTR = {
   authorizationSource: 'scanauth.authorization.source',
   /** The plan a purchase opened an order for (a catalog id). */
   plan: 'scanauth.plan',
+  /** A reminder's delivery channel (`subscribe`, `template`, `custom`, the notifier's own, or `none`). */
+  channel: 'scanauth.reminder.channel',
+  /** A reminder's outcome: `sent`, `unreachable`, `retry`, `stop`. */
+  outcome: 'scanauth.reminder.outcome',
   /** Who bought: `scene` (a device after `need_purchase`), `session`, or `phone` (the plans page on the phone, B-phone-5). */
   purchaseBy: 'scanauth.purchase.by',
 } as const
@@ -47,6 +52,7 @@ export const METRIC = {
   logins: 'scanauth.logins',
   confirmations: 'scanauth.confirmations',
   rateLimited: 'scanauth.rate_limited',
+  reminders: 'scanauth.reminders',
   scanToDevice: 'scanauth.scan_to_device',
 } as const
 

@@ -30,6 +30,7 @@ interface Instruments {
   logins: ReturnType<TelemetryMeter['createCounter']>
   confirmations: ReturnType<TelemetryMeter['createCounter']>
   rateLimited: ReturnType<TelemetryMeter['createCounter']>
+  reminders: ReturnType<TelemetryMeter['createCounter']>
   scanToDevice: ReturnType<TelemetryMeter['createHistogram']>
 }
 
@@ -39,6 +40,7 @@ function instrumentsOf(meter: TelemetryMeter): Instruments {
     logins: meter.createCounter(METRIC.logins, { description: 'Scans and confirmations that signed a device in with access (result authorized)' }),
     confirmations: meter.createCounter(METRIC.confirmations, { description: "Scanners' decisions on the confirm page, by result" }),
     rateLimited: meter.createCounter(METRIC.rateLimited, { description: 'Calls refused by a rate limit, by limit' }),
+    reminders: meter.createCounter(METRIC.reminders, { description: 'Reminders handed to the notifier, by channel and outcome' }),
     scanToDevice: meter.createHistogram(METRIC.scanToDevice, {
       description: "From a scene's scan (or confirmation) to this instance's first answer giving its device authorized",
       unit: 'ms',

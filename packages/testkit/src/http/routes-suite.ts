@@ -12,6 +12,7 @@ import { fetchJson, postJson } from './fetch-json'
 import { createPendingScene, pollAuthorized, useSession } from './flow'
 import { describeConfirmRoutes } from './confirm-suite'
 import { describePhoneRoutes } from './phone-suite'
+import { describeSubscribeRoutes } from './subscribe-suite'
 import { describePurchaseRuleRoutes } from './purchase-rules-suite'
 import { describePurchaseRoutes } from './purchase-suite'
 import { describeWaitingRoutes } from './waiting-suite'
@@ -247,4 +248,5 @@ export function describeHttpRoutes(framework: string, host: HttpRoutesHost, opti
   describePurchaseRuleRoutes(framework, host)
   describeConfirmRoutes(framework, host)
   describePhoneRoutes(framework, host)
+  describeSubscribeRoutes(framework, host)
 }
