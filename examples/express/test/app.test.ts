@@ -135,3 +135,76 @@ describe('configFromEnv', () => {
     }
   })
 })
+
+describe('configFromEnv: reminders before access ends', () => {
+  it('reads SCANAUTH_REMINDERS and the variables beside it; unset, no reminders', () => {
+    expect(configFromEnv({}).reminders).toBeUndefined()
+    expect(configFromEnv({ SCANAUTH_REMINDERS: '3,1' }).reminders).toEqual({ leadDays: [3, 1], everyMs: 60_000 })
+    expect(configFromEnv({ SCANAUTH_REMINDERS: ' 7, 3 ,0.5,.0005 ' }).reminders).toMatchObject({ leadDays: [7, 3, 0.5, 0.0005] })
+    expect(
+      configFromEnv({
+        SCANAUTH_REMINDERS: '3',
+        SCANAUTH_REMINDERS_POINTS_BELOW: '10',
+        SCANAUTH_REMINDERS_INTERVAL_SECONDS: '300',
+        WECHAT_SUBSCRIBE_TEMPLATE_ID: 'ngqIpbwh8bUfcSsECmogfXcV14J0tQlEpBO27izEYtY',
+        WECHAT_TEMPLATE_ID_RENEWAL: 'TPL_1-2',
+        WECHAT_TEMPLATE_FIELDS_RENEWAL: '{"thing1":"headline","time2":"ends","character_string3":"remaining","thing4":"action"}',
+      }).reminders,
+    ).toEqual({
+      leadDays: [3],
+      pointsBelow: 10,
+      everyMs: 300_000,
+      subscribeTemplateId: 'ngqIpbwh8bUfcSsECmogfXcV14J0tQlEpBO27izEYtY',
+      templateId: 'TPL_1-2',
+      templateFields: { thing1: 'headline', time2: 'ends', character_string3: 'remaining', thing4: 'action' },
+    })
+    // 0: no timer (a cron job runs scanauth reminders); the reminders are on all the same.
+    expect(configFromEnv({ SCANAUTH_REMINDERS: '1', SCANAUTH_REMINDERS_INTERVAL_SECONDS: '0' }).reminders).toEqual({ leadDays: [1], everyMs: false })
+  })
+
+  it('stops the start naming the variable', () => {
+    for (const raw of ['x', '3,', '0', '61', '3,3', '1e1', '-1', 'Infinity', '3;1']) {
+      expect(() => configFromEnv({ SCANAUTH_REMINDERS: raw }), raw).toThrow(
+        new ConfigError(`SCANAUTH_REMINDERS must be the days before access ends to remind at, separated by commas (e.g. 3,1, or 0.0005 for about 43 s), each above 0 and at most 60, each once, not "${raw}"`),
+      )
+    }
+    expect(configFromEnv({ SCANAUTH_REMINDERS: '60' }).reminders?.leadDays).toEqual([60])
+    expect(() => configFromEnv({ SCANAUTH_REMINDERS: '3', SCANAUTH_REMINDERS_POINTS_BELOW: '0' })).toThrow(/SCANAUTH_REMINDERS_POINTS_BELOW must be a whole number of points from 1/)
+    expect(() => configFromEnv({ SCANAUTH_REMINDERS: '3', SCANAUTH_REMINDERS_INTERVAL_SECONDS: '86401' })).toThrow(
+      new ConfigError('SCANAUTH_REMINDERS_INTERVAL_SECONDS must be a whole number of seconds from 0 (no timer: run scanauth reminders from cron) to 86400, not "86401"'),
+    )
+    expect(() => configFromEnv({ SCANAUTH_REMINDERS: '3', SCANAUTH_REMINDERS_INTERVAL_SECONDS: '1.5' })).toThrow(/SCANAUTH_REMINDERS_INTERVAL_SECONDS/)
+    expect(() => configFromEnv({ SCANAUTH_REMINDERS: '3', WECHAT_SUBSCRIBE_TEMPLATE_ID: 'has space' })).toThrow(/WECHAT_SUBSCRIBE_TEMPLATE_ID must be a template id/)
+    expect(() => configFromEnv({ SCANAUTH_REMINDERS: '3', WECHAT_TEMPLATE_FIELDS_RENEWAL: '{"thing1":"headline"}' })).toThrow(
+      new ConfigError('WECHAT_TEMPLATE_FIELDS_RENEWAL maps the fields of WECHAT_TEMPLATE_ID_RENEWAL: set that too, or unset it'),
+    )
+    for (const [raw, says] of [
+      ['thing1=headline', /; it is not JSON$/],
+      ['[]', /, with 1 to 20 fields$/],
+      ['{"thing1":"price"}', /; the fact of "thing1" is "price"$/],
+      ['{"thing1":1}', /; the fact of "thing1" is 1$/],
+      ['{"a b":"ends"}', /; "a b" is not a field name/],
+    ] as const) {
+      expect(() => configFromEnv({ SCANAUTH_REMINDERS: '3', WECHAT_TEMPLATE_ID_RENEWAL: 'T', WECHAT_TEMPLATE_FIELDS_RENEWAL: raw }), raw).toThrow(says)
+    }
+    // A reminder setting without SCANAUTH_REMINDERS is a mistake, not something silently ignored.
+    expect(() => configFromEnv({ WECHAT_SUBSCRIBE_TEMPLATE_ID: 'SUB', WECHAT_TEMPLATE_ID_RENEWAL: 'TPL' })).toThrow(
+      new ConfigError('WECHAT_SUBSCRIBE_TEMPLATE_ID, WECHAT_TEMPLATE_ID_RENEWAL are reminder settings: set SCANAUTH_REMINDERS too (the lead days, e.g. 3,1), or unset them'),
+    )
+    expect(() => configFromEnv({ SCANAUTH_REMINDERS_INTERVAL_SECONDS: '60' })).toThrow(/SCANAUTH_REMINDERS_INTERVAL_SECONDS is a reminder setting: set SCANAUTH_REMINDERS too/)
+  })
+
+  it('a real account with reminders and no template warns at start: customer-service messages reach almost nobody days ahead', async () => {
+    const lines: string[] = []
+    const running = await startServer({
+      ...configFromEnv({ PORT: '0', SCANAUTH_STORE: 'memory', SCANAUTH_REMINDERS: '3,1', WECHAT_APP_ID: 'wx_warn', WECHAT_APP_SECRET: 's', WECHAT_TOKEN: 't', WECHAT_API_BASE: 'http://127.0.0.1:9' }),
+      log: (line) => lines.push(line),
+    })
+    try {
+      expect(lines.join('\n')).toContain('reminders 3, 1 days before access ends, a pass every 60 s: customer-service; no links (set SCANAUTH_PUBLIC_URL, the public https address)')
+      expect(lines.join('\n')).toContain('reminders: customer-service messages only (no WECHAT_SUBSCRIBE_TEMPLATE_ID, no WECHAT_TEMPLATE_ID_RENEWAL)')
+    } finally {
+      await running.close()
+    }
+  })
+})

@@ -9,14 +9,10 @@
 // plans with the order still open. Then the demo page: its purchase screen keeps the Native code,
 // says the phone got a link, and opens the emulated phone, whose link leads to the phone pages.
 // Screenshots go to examples/express/test-output/ (not committed).
-import { spawn, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { fetchJson, postJson } from '@scanauth/testkit'
-import { launchChromium, OUTPUT, pageErrors, payCodeLoaded, qrLoaded, skipBrowser } from './browser-support'
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+import { launchChromium, OUTPUT, pageErrors, payCodeLoaded, qrLoaded, skipBrowser, startExample, type StartedExample } from './browser-support'
 
 /** WeChat's in-app browser on a phone: what the phone pages look for (`MicroMessenger`). */
 const WECHAT_USER_AGENT =
@@ -25,55 +21,6 @@ const WECHAT_USER_AGENT =
 /** A free trial of 1.7 seconds (SCANAUTH_FREE_TRIAL_DAYS=0.00002): the server runs on the real clock. */
 const TRIAL_DAYS = '0.00002'
 const PAST_TRIAL_MS = 2_000
-
-/** The example server, started as `npm start` starts it, and the addresses its start-up lines name. */
-interface Started {
-  child: ChildProcess
-  /** The app: `http://127.0.0.1:<port>`. */
-  url: string
-  /** The WeChat (Official Account) emulator. */
-  wechatUrl: string
-  /** The WeChat Pay emulator. */
-  payUrl: string
-  output(): string
-  exited: Promise<unknown>
-}
-
-/** `npm start` from the repository root, fully emulated, on a free port; resolves once it listens. */
-async function startExample(): Promise<Started> {
-  const env: NodeJS.ProcessEnv = { npm_config_update_notifier: 'false' }
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(WECHAT_|WECHATPAY_|SCANAUTH_|REDIS_URL$|DATABASE_URL$|PORT$|HOST$|npm_)/i.test(key)) env[key] = value
-  }
-  Object.assign(env, { PORT: '0', SCANAUTH_STORE: 'memory', SCANAUTH_FREE_TRIAL_DAYS: TRIAL_DAYS })
-  // Its own process group, so that the end of the test stops npm and the server it started.
-  const child = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-  let output = ''
-  const exited = new Promise((ok) => child.once('exit', ok))
-  const url = await new Promise<string>((ok, fail) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /listening on (http:\/\/\S+)/.exec(output)
-      if (match) ok(match[1]!)
-    }
-    child.stdout?.on('data', onData)
-    child.stderr?.on('data', onData)
-    child.once('close', (code, signal) => fail(new Error(`npm start exited (${code ?? signal}) before listening:\n${output}`)))
-  })
-  const named = (pattern: RegExp) => {
-    const match = pattern.exec(output)
-    if (match === null) throw new Error(`the start-up lines do not say ${pattern}:\n${output}`)
-    return match[1]!
-  }
-  return {
-    child,
-    url,
-    wechatUrl: named(/WeChat emulator at (http:\/\/\S+) with/),
-    payUrl: named(/WeChat Pay emulator at (http:\/\/\S+) \(/),
-    output: () => output,
-    exited,
-  }
-}
 
 /** One order as the WeChat Pay emulator shows it (`GET /emulator/orders`). */
 interface EmulatedOrder {
@@ -87,19 +34,16 @@ interface EmulatedOrder {
 
 describe.skipIf(skipBrowser)('the phone that scanned pays in chromium, with both emulators', () => {
   let browser: Browser
-  let app: Started
+  let app: StartedExample
 
   beforeAll(async () => {
-    app = await startExample()
+    app = await startExample({ SCANAUTH_FREE_TRIAL_DAYS: TRIAL_DAYS })
     browser = await launchChromium()
   }, 60_000)
 
   afterAll(async () => {
     await browser?.close()
-    if (app?.child.pid !== undefined && app.child.exitCode === null) {
-      process.kill(-app.child.pid, 'SIGTERM')
-      await app.exited
-    }
+    await app?.stop()
   })
 
   /** A device asks for a code over HTTP, as a TV would. */

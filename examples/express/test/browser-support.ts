@@ -1,6 +1,7 @@
 // What the demo page's Chromium tests (browser.test.ts, browser-purchase.test.ts) share: Debian's
 // chromium through playwright-core (never a download), example servers with a clock the test moves,
 // and reading the page. Page-side code is given as strings: this project's TypeScript has no DOM types.
+import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'vitest'
@@ -135,4 +136,68 @@ export async function expectNoClippedButton(page: Page, width: number) {
     .filter((b) => b.box.left < 0 || b.box.right > ${width} || b.sw > b.cw || b.sh > b.ch)
     .map((b) => b.label)`)
   expect(clipped).toEqual([])
+}
+
+/** The repository root, where `npm start` runs. */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+
+/** The example server started as `npm start` starts it, and the addresses its start-up lines name. */
+export interface StartedExample {
+  child: ChildProcess
+  /** The app: `http://127.0.0.1:<port>`. */
+  url: string
+  /** The WeChat (Official Account) emulator. */
+  wechatUrl: string
+  /** The WeChat Pay emulator. */
+  payUrl: string
+  /** Everything it printed so far. */
+  output(): string
+  exited: Promise<unknown>
+  /** Stops npm and the server it started (its own process group). */
+  stop(): Promise<void>
+}
+
+/**
+ * `npm start` from the repository root, fully emulated, on a free port, with a memory store and
+ * `env` on top (none of the runner's scanauth, WeChat or store variables leak in); resolves once it listens.
+ */
+export async function startExample(env: Record<string, string>): Promise<StartedExample> {
+  const childEnv: NodeJS.ProcessEnv = { npm_config_update_notifier: 'false' }
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(WECHAT_|WECHATPAY_|SCANAUTH_|REDIS_URL$|DATABASE_URL$|PORT$|HOST$|npm_)/i.test(key)) childEnv[key] = value
+  }
+  Object.assign(childEnv, { PORT: '0', SCANAUTH_STORE: 'memory' }, env)
+  // Its own process group, so that the end of the test stops npm and the server it started.
+  const child = spawn('npm', ['start'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  let output = ''
+  const exited = new Promise((ok) => child.once('exit', ok))
+  const url = await new Promise<string>((ok, fail) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /listening on (http:\/\/\S+)/.exec(output)
+      if (match) ok(match[1]!)
+    }
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', onData)
+    child.once('close', (code, signal) => fail(new Error(`npm start exited (${code ?? signal}) before listening:\n${output}`)))
+  })
+  const named = (pattern: RegExp) => {
+    const match = pattern.exec(output)
+    if (match === null) throw new Error(`the start-up lines do not say ${pattern}:\n${output}`)
+    return match[1]!
+  }
+  return {
+    child,
+    url,
+    wechatUrl: named(/WeChat emulator at (http:\/\/\S+) with/),
+    payUrl: named(/WeChat Pay emulator at (http:\/\/\S+) \(/),
+    output: () => output,
+    exited,
+    async stop() {
+      if (child.pid !== undefined && child.exitCode === null) {
+        process.kill(-child.pid, 'SIGTERM')
+        await exited
+      }
+    },
+  }
 }

@@ -47,7 +47,8 @@ let recheckTimer = null
 let retryTimer = null // the countdown of a rate-limited "Try again"
 let session = null // the token of the authorized card
 // The emulated phone's chat when the reply to its scan carried a link: the confirm link (confirm on the
-// phone), or "Buy on this phone" (a scan that needs a purchase, on a server that sells on the phone).
+// phone), "Buy on this phone" (a scan that needs a purchase, on a server that sells on the phone), or
+// "Remind me before it ends" (a scan that signs in, on a server with reminders).
 let phoneLink = null
 
 // ---------------------------------------------------------------- timers
@@ -84,6 +85,10 @@ function setState(state) {
   const buyOnPhone = state === 'paying' && config.emulator && phoneLink !== null && checkout.phoneLinked()
   $('phone-pay').hidden = !buyOnPhone
   $('phone-pay-hint').hidden = !buyOnPhone
+  // The reply to a scan that signed in offers "Remind me before it ends" (SCANAUTH_REMINDERS).
+  const remind = state === 'authorized' && config.emulator && config.reminders === true && phoneLink !== null
+  $('phone-remind').hidden = !remind
+  $('remind-hint').hidden = !remind
   $('other-plan').hidden = state !== 'paying'
   $('new-code').hidden = !['need_purchase', 'denied'].includes(state)
   $('sign-out').hidden = state !== 'authorized'
@@ -260,6 +265,7 @@ async function newScene({ lead = LEAD } = {}) {
   const controller = new AbortController()
   signingIn = controller
   scene = null
+  phoneLink = null // the reply to a scan of an earlier code is not this one's
   $('qr').hidden = true
   $('qr-placeholder').hidden = false
   setState('loading')
@@ -345,7 +351,9 @@ async function emulatedScan() {
     phoneLink = res.status === 200 && typeof res.body?.phone_url === 'string' ? res.body.phone_url : null
     $('phone-confirm').href = phoneLink ?? '#'
     $('phone-pay').href = phoneLink ?? '#'
-    if (card.dataset.state === 'scanned') setState('scanned')
+    $('phone-remind').href = phoneLink ?? '#'
+    // The client may have brought the result before this answer: show the link on the card it shows.
+    if (card.dataset.state === 'scanned' || card.dataset.state === 'authorized') setState(card.dataset.state)
     if (res.status !== 200) setStatus(res.body?.detail || `The emulated scan failed (${res.status}).`, 'error')
     // (The client may have brought the result before this answer came: then there is nothing to say.)
     else if (gen === generation && card.dataset.state === 'pending') setStatus('Scanned. Checking…')

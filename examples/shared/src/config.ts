@@ -31,7 +31,8 @@
  * | `SCANAUTH_CONFIRM` | `scan` (default: a scan signs the device in, as specified) or `link` (confirm on the phone: the scan's reply links to a confirm page behind WeChat web OAuth; docs/security.md) |
  * | `SCANAUTH_PUBLIC_URL` | the public base of this app for links, e.g. `https://app.example` (the confirm page is `<base>/auth/confirm`, the phone pay pages `<base>/auth/m/`; its host must be the account's web authorization domain). Default: the address the server listens at. With a real account and a real merchant, paying on the phone that scanned is on only when it is set (wiring.ts) |
  * | `SCANAUTH_REQUIRE_POLL_SECRET` | `true` gives every scene a `poll_secret` and the session token only to a poll that presents it (default `false`; `@scanauth/client` sends it) |
-| `SCANAUTH_DEMO` | `1`: the demo routes (and the WeChat Pay emulator beside a real Official Account) whatever is real, with a warning in the log; `0`: the demo routes off. Unset: on only when fully emulated (demo-mode.ts) |
+ * | `SCANAUTH_REMINDERS` | reminders before access ends: the lead days, e.g. `3,1` (fractions work: `0.0005` ≈ 43 s); unset, none. With it `SCANAUTH_REMINDERS_POINTS_BELOW`, `SCANAUTH_REMINDERS_INTERVAL_SECONDS` (default 60; `0`: no timer), `WECHAT_SUBSCRIBE_TEMPLATE_ID`, `WECHAT_TEMPLATE_ID_RENEWAL` and `WECHAT_TEMPLATE_FIELDS_RENEWAL` (reminder-config.ts) |
+ * | `SCANAUTH_DEMO` | `1`: the demo routes (and the WeChat Pay emulator beside a real Official Account) whatever is real, with a warning in the log; `0`: the demo routes off. Unset: on only when fully emulated (demo-mode.ts) |
  *
  * In emulator mode, a `WECHAT_TOKEN` and a `WECHAT_ENCODING_AES_KEY` that are set are the emulated
  * account's: pushes you sign yourself (`curl`) are checked with your token, and with your key the
@@ -50,9 +51,11 @@ import type { Plan } from '@scanauth/core'
 import { ConfigError } from './config-error'
 import { emulatedPayRefusal } from './demo-mode'
 import { plansFromEnv, wechatPayFromEnv, type WechatPayConfig } from './pay-config'
+import { remindersFromEnv, type RemindersConfig } from './reminder-config'
 
 export { ConfigError } from './config-error'
 export { DEFAULT_PLANS, WECHAT_PAY_API_BASE, type WechatPayConfig } from './pay-config'
+export type { RemindersConfig, ReminderFact } from './reminder-config'
 
 /** Where the store lives. */
 export type StoreConfig =
@@ -111,6 +114,12 @@ export interface ExampleConfig {
    * only when fully emulated (demo-mode.ts).
    */
   demo?: boolean
+  /**
+   * Reminders before access ends (`SCANAUTH_REMINDERS` and the variables beside it,
+   * reminder-config.ts): core's `reminders` with `createWechatReminderNotifier`, a pass on a timer.
+   * Absent: none.
+   */
+  reminders?: RemindersConfig
 }
 
 /** The longest free trial core accepts (`createScanAuth`'s `freeTrialDays`: at most 100 years). */
@@ -220,7 +229,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConf
     publicUrl: publicUrl(value('SCANAUTH_PUBLIC_URL')),
     requirePollSecret: flag('SCANAUTH_REQUIRE_POLL_SECRET', value('SCANAUTH_REQUIRE_POLL_SECRET')),
     demo,
+    ...withReminders(remindersFromEnv(value)),
   }
+}
+
+/** `{ reminders }` when they are configured, else nothing (the config stays without the key). */
+function withReminders(reminders: RemindersConfig | undefined): { reminders?: RemindersConfig } {
+  return reminders === undefined ? {} : { reminders }
 }
 
 /** `SCANAUTH_DEMO`: `1` or `0` (`true`, `false`); unset is undefined (the demo routes only when fully emulated). */

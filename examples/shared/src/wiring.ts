@@ -1,8 +1,9 @@
 /**
  * What both example servers share apart from their framework and configuration: the store (opened
  * by `open-store.ts`), the WeChat side (the real API or an emulator started in-process), WeChat Pay
- * (`pay-wiring.ts`, the same choice) and paying on the phone that scanned (`phonePayOf`), logging,
- * the demo page's files and its endpoints (`demo.ts`).
+ * (`pay-wiring.ts`, the same choice) and paying on the phone that scanned (`phonePayOf`), reminders
+ * before access ends (`reminder-wiring.ts`, with `SCANAUTH_REMINDERS`), logging, the demo page's files
+ * and its endpoints (`demo.ts`).
  *
  * @module
  */
@@ -10,7 +11,7 @@ import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createScanAuth, ScanAuthError, type RateLimitOptions, type ScanAuth } from '@scanauth/core'
+import { createScanAuth, ScanAuthError, type RateLimitOptions, type ScanAuth, type SendRemindersInput, type SendRemindersResult } from '@scanauth/core'
 import { createWechatCallback, createWechatQrProvider, createWechatWebOAuth, type WechatCallback } from '@scanauth/wechat'
 import { startWechatEmulator, type WechatEmulator, type WechatPayEmulator } from '@scanauth/wechat-emulator'
 import type { WechatPayNotificationHandler } from '@scanauth/wechat-pay'
@@ -19,6 +20,7 @@ import { openStore } from './open-store'
 import { startPurgeTimer } from './purge-timer'
 import { startReconcileTimer } from './reconcile-timer'
 import { paymentsOffNotify, startPaySide, type PaySide } from './pay-wiring'
+import { emulatorTemplateOptions, reminderLine, reminderSide, startReminderTimer } from './reminder-wiring'
 import { demoModeOf } from './demo-mode'
 import { clientBundle } from './client-bundle'
 import { DEMO_OFF, demoPay, demoQr, demoScan, EMULATED_PHONE_OPENID, type DemoContext, type DemoResponse } from './demo'
@@ -53,6 +55,11 @@ export interface Wiring {
   demoPay(body: unknown): Promise<DemoResponse>
   /** `GET /demo/qr.svg?text=`: a WeChat Pay `code_url` as an SVG QR code. */
   demoQr(text: unknown): Promise<DemoResponse>
+  /**
+   * One pass of reminders now (`auth.sendReminders(input)`), logged as the timer's passes are (also
+   * when nothing was due). Rejects with core's `reminders_not_configured` without `SCANAUTH_REMINDERS`.
+   */
+  sendReminders(input?: SendRemindersInput): Promise<SendRemindersResult>
   /** Logs an unexpected error behind a 500 answer (the answer itself reveals nothing). */
   logError(error: unknown): void
   /** Logs a request worth seeing (errors); successful polls and page files stay quiet. */
@@ -132,7 +139,16 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     let platform: string
     if (config.wechat.kind === 'emulator') {
       const { token, encodingAESKey, says } = emulatedSecrets(config.wechat)
-      emulator = await startWechatEmulator({ port: 0, host: '127.0.0.1', ...EMULATED, token, encodingAESKey, demoOpenid: EMULATED_PHONE_OPENID })
+      emulator = await startWechatEmulator({
+        port: 0,
+        host: '127.0.0.1',
+        ...EMULATED,
+        token,
+        encodingAESKey,
+        demoOpenid: EMULATED_PHONE_OPENID,
+        // The reminders' templates, so that the emulator refuses any other id as WeChat would (40037).
+        ...emulatorTemplateOptions(config.reminders),
+      })
       cleanup.push(() => emulator?.close())
       account = { kind: 'account', ...EMULATED, token, encodingAESKey, apiBaseUrl: emulator.url }
       platform = `WeChat emulator at ${emulator.url} with ${says}`
@@ -162,6 +178,24 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       if (publicBase === undefined) throw new Error('the server is not listening yet: no public address for the phone pay link')
       return `${publicBase}${PHONE_PAGES_PATH}`
     }
+    const qr = createWechatQrProvider({ appId: account.appId, appSecret: account.appSecret, apiBaseUrl: account.apiBaseUrl })
+    // Reminders before access ends (SCANAUTH_REMINDERS): their links go to the phone pages wherever a
+    // phone reaches them: SCANAUTH_PUBLIC_URL, or the listening address for the emulated phone.
+    const pagesReachable = config.publicUrl !== undefined || emulator !== null
+    const reminders =
+      config.reminders === undefined
+        ? null
+        : reminderSide(config.reminders, {
+            appId: account.appId,
+            tokens: qr,
+            emulator,
+            ...(account.apiBaseUrl === undefined ? {} : { apiBaseUrl: account.apiBaseUrl }),
+            pagesUrl: pagesReachable ? phonePagesUrl : undefined,
+            pagesSays: pagesReachable
+              ? `links to the phone pages ${config.publicUrl === undefined ? `(${PHONE_PAGES_PATH}) at the listening address` : `at ${config.publicUrl}${PHONE_PAGES_PATH}`}`
+              : 'no links (set SCANAUTH_PUBLIC_URL, the public https address)',
+            log,
+          })
     const core = createScanAuth({
       confirm,
       confirmation: {
@@ -173,7 +207,7 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
       },
       requirePollSecret: config.requirePollSecret ?? false,
       store,
-      qr: createWechatQrProvider({ appId: account.appId, appSecret: account.appSecret, apiBaseUrl: account.apiBaseUrl }),
+      qr,
       sceneTtlSeconds: config.sceneTtlSeconds,
       freeTrialDays: config.freeTrialDays,
       rateLimits: rateLimitsOf(config),
@@ -187,6 +221,7 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
               ...(phone.on ? { phone: { url: phonePagesUrl, oauth, ...(phone.bridgeUrl === undefined ? {} : { emulatorBridgeUrl: phone.bridgeUrl }) } } : {}),
             },
           }),
+      ...(reminders === null ? {} : { reminders: reminders.option }),
       hooks: {
         onScan: (e) => log(`scan ${e.sceneStr} by ${e.openid}: ${e.result}${e.userId === undefined ? '' : ` (user ${e.userId})`}`),
         onConfirm: (e) => log(`confirm page: ${e.result}${e.userId === undefined ? '' : ` (user ${e.userId})`}`),
@@ -251,6 +286,8 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     const reconcileEveryMs = pay === null ? false : (config.reconcileEveryMs ?? 60_000)
     if (reconcileEveryMs !== false) cleanup.push(startReconcileTimer(auth, { everyMs: reconcileEveryMs, log }))
     const reconcileSays = reconcileEveryMs === false ? 'no reconciliation' : `reconcile every ${reconcileEveryMs / 60_000} min`
+    // After the emulator and the store: stopped (and a running pass awaited) before they close.
+    if (reminders !== null && reminders.everyMs !== false) cleanup.push(startReminderTimer(auth, { everyMs: reminders.everyMs, log }))
 
     const demo: DemoContext = { auth, emulator, payEmulator: pay?.emulator ?? null, routes: demoMode.routes, log }
     const confirmSays = confirm === 'link' ? `, confirm on the phone${config.publicUrl === undefined ? '' : ` at ${config.publicUrl}/auth/confirm`}` : ''
@@ -258,6 +295,8 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
     log(`scanauth example (${framework}): store ${label} (${purgeSays}), ${platform}${confirmSays}${secretSays}`)
     if (pay === null) log('no WeChat Pay (a real Official Account without WECHATPAY_MCHID): payments off, nothing for sale')
     else log(`${pay.says}: ${plans.length} plans (${plans.map((p) => p.id).join(', ')}), ${reconcileSays}, ${phone.says}`)
+    if (reminders !== null) log(reminders.says)
+    if (reminders?.warning !== undefined) log(reminders.warning)
     if (demoMode.line !== undefined) log(demoMode.line)
 
     return {
@@ -285,11 +324,18 @@ export async function createWiring(config: ExampleConfig, framework: string): Pr
           // A need_purchase scan's reply links to the phone pages (payments.phone).
           phone_pay: phone.on,
           confirm,
+          // A scan that signs in gets "Remind me before it ends" in its reply (SCANAUTH_REMINDERS).
+          reminders: auth.reminderSubscription,
         },
       }),
       demoScan: (body) => demoScan(demo, body),
       demoPay: (body) => demoPay(demo, body),
       demoQr: (text) => demoQr(text),
+      async sendReminders(input) {
+        const result = await auth.sendReminders(input)
+        log(input?.dryRun === true ? `${reminderLine(result)} (dry run: ${result.due} due, nothing sent)` : reminderLine(result))
+        return result
+      },
       logError(error) {
         // A 502 is WeChat or WeChat Pay failing, whose own text the caller never sees (B-wire-5): the
         // createScene and purchase wrappers above log it already, with that text.

@@ -12,6 +12,7 @@ import { ConfigError, type ExampleConfig } from '../src/config'
 import type { RunningServer } from '../src/serve'
 import { describeDemoRoutes } from './demo-routes-suite'
 import { describeExamplePayments } from './pay-suite'
+import { describeExampleReminders } from './reminders-suite'
 import { describeExampleOnPostgres } from './postgres-suite'
 import { describeSafeDefaults } from './safe-defaults-suite'
 
@@ -20,11 +21,12 @@ export type StartServer = (config: ExampleConfig) => Promise<RunningServer>
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 
-/** Registers the example server suite for `framework`, run against its `startServer`, its safe defaults, its demo routes, its sales, and its run on PostgreSQL. */
+/** Registers the example server suite for `framework`, run against its `startServer`, its safe defaults, its demo routes, its sales, its reminders, and its run on PostgreSQL. */
 export function describeExampleApp(framework: 'express' | 'koa', startServer: StartServer): void {
   describeSafeDefaults(framework, startServer)
   describeDemoRoutes(framework, startServer)
   describeExamplePayments(framework, startServer)
+  describeExampleReminders(framework, startServer)
   describeExampleOnPostgres(framework, startServer)
   const running: RunningServer[] = []
   const temp: string[] = []
@@ -132,7 +134,7 @@ export function describeExampleApp(framework: 'express' | 'koa', startServer: St
       expect(client).toMatch(/export \{[^}]*\bcreateScanAuthClient\b[^}]*\}/)
       expect(client).not.toMatch(/^\s*import\s/m)
       expect((await fetch(`${url}/wait.js`)).status).toBe(404) // the page's own waiting is gone
-      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, phone_pay: true, confirm: 'scan' })
+      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, phone_pay: true, confirm: 'scan', reminders: false })
 
       // The page scans as the emulated phone's user, the one the emulator's own page scans as.
       const phone = (await fetchJson(`${url}/demo/config`)).body.demo_openid as string

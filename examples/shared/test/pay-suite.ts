@@ -126,7 +126,7 @@ export function describeExamplePayments(framework: 'express' | 'koa', startServe
       const started = await start()
       const { server, url, log } = started
       expect(log()).toMatch(/WeChat Pay emulator at http:\/\/127\.0\.0\.1:\d+ \(merchant 1900000001\): 3 plans \(days-30, days-7, points-100\), reconcile every 1 min/)
-      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, phone_pay: true, confirm: 'scan' })
+      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'memory', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, phone_pay: true, confirm: 'scan', reminders: false })
       expect((await fetchJson(`${url}/auth/plans`)).body).toEqual(DEFAULT_CATALOG)
 
       const { scene } = await needPurchase(started, 'phone-buyer')

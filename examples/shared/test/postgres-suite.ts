@@ -62,7 +62,7 @@ export function describeExampleOnPostgres(framework: 'express' | 'koa', startSer
       const first = await start()
       expect(first.log()).toContain(`store postgres postgres://`)
       expect(first.log()).toContain(`(schema ${first.schema}) (purge every 60 min), WeChat emulator`)
-      expect((await fetchJson(`${first.url}/demo/config`)).body).toEqual({ framework, store: 'postgres', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, phone_pay: true, confirm: 'scan' })
+      expect((await fetchJson(`${first.url}/demo/config`)).body).toEqual({ framework, store: 'postgres', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, phone_pay: true, confirm: 'scan', reminders: false })
       const { scene, token } = await signIn(first.url, first.server, 'o_pg_user')
       expect((await fetchJson(`${first.url}/auth/session`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
 

@@ -94,7 +94,7 @@ export function describeNpmStart(script: 'start' | 'start:koa', framework: 'expr
 
       const page = await fetch(`${url}/`)
       expect(await page.text()).toContain('Sign in with WeChat')
-      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'sqlite', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, phone_pay: true, confirm: 'scan' })
+      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'sqlite', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, phone_pay: true, confirm: 'scan', reminders: false })
       expect((await fetchJson(`${url}/auth/plans`)).body).toHaveLength(3) // the default catalog
       expect(spawned.output()).toMatch(/WeChat Pay emulator at http:\/\/127\.0\.0\.1:\d+ \(merchant 1900000001\)/)
 
@@ -126,7 +126,7 @@ export function describeNpmStart(script: 'start' | 'start:koa', framework: 'expr
       const { url } = spawned
       expect(spawned.output()).toContain(`scanauth example (${framework}): store postgres postgres://`)
       expect(spawned.output()).toContain(`(schema ${schema})`)
-      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'postgres', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, phone_pay: true, confirm: 'scan' })
+      expect((await fetchJson(`${url}/demo/config`)).body).toEqual({ framework, store: 'postgres', emulator: true, demo_openid: 'o_emulator_demo_user', pay_emulator: true, phone_pay: true, confirm: 'scan', reminders: false })
 
       const scene = (await postJson(`${url}/auth/create_scene`, { device_id: 'npm-start-pg' })).body.scene_str as string
       expect((await postJson(`${url}/demo/emulator-scan`, { scene_str: scene, openid: 'phone-npm-pg' })).status).toBe(200)

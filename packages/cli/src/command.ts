@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { createScanAuth, type QrProvider, type ScanAuth } from '@scanauth/core'
+import { createScanAuth, type QrProvider, type ReminderOptions, type ScanAuth } from '@scanauth/core'
 import type { CommandLine, OptionSpec } from './args'
 import { openStore } from './open-store'
-import { using, type OpenedStore } from './opened-store'
+import { storeMethod, using, type OpenedStore } from './opened-store'
 import type { StoreConfig } from './store-config'
 
 /** What a command prints: JSON for `--json`, else text for people. */
@@ -24,11 +24,21 @@ export interface Context {
   config: StoreConfig
   /** The clock (epoch milliseconds). */
   now(): number
+  /** The environment (the examples' variables: `scanauth reminders` reads the WeChat ones). */
+  env: Record<string, string | undefined>
   /**
    * Opens the store, runs `work` with a scanauth instance over it (the rules and commit protocol
-   * the servers use), and closes everything, whatever happens.
+   * the servers use), and closes everything, whatever happens. With `options.reminders` the instance
+   * has core's `reminders` option; a store without `listActiveAuthorizations` is refused first
+   * (`unsupported`).
    */
-  withAuth<T>(work: (auth: ScanAuth, opened: OpenedStore) => Promise<T>): Promise<T>
+  withAuth<T>(work: (auth: ScanAuth, opened: OpenedStore) => Promise<T>, options?: AuthOptions): Promise<T>
+}
+
+/** What a command adds to the CLI's scanauth instance. */
+export interface AuthOptions {
+  /** Core's `reminders` option (`scanauth reminders`). */
+  reminders?: ReminderOptions
 }
 
 /** One command. `I` is what `parse` reads from the line. */
@@ -62,12 +72,23 @@ const NO_QR: QrProvider = {
   },
 }
 
-/** The context of a run over `config`, with the clock `now`. */
-export function contextFor(config: StoreConfig, now: () => number): Context {
+/** The context of a run over `config`, with the clock `now` and the environment `env`. */
+export function contextFor(config: StoreConfig, now: () => number, env: Record<string, string | undefined> = {}): Context {
   return {
     config,
     now,
-    withAuth: async (work) =>
-      using(await openStore(config), (opened) => work(createScanAuth({ store: opened.store, qr: NO_QR, now }), opened)),
+    env,
+    withAuth: async (work, options = {}) => using(await openStore(config), (opened) => work(authOver(opened, now, options), opened)),
   }
+}
+
+/**
+ * The CLI's scanauth instance over an opened store. With `options.reminders`, a store without
+ * `listActiveAuthorizations` is refused first, as the CLI refuses a missing optional method
+ * (`unsupported`), rather than by core's `invalid_options`.
+ */
+export function authOver(opened: OpenedStore, now: () => number, options: AuthOptions = {}): ScanAuth {
+  const { reminders } = options
+  if (reminders !== undefined) storeMethod(opened.store, 'listActiveAuthorizations', opened.label, 'find who is due for a reminder')
+  return createScanAuth({ store: opened.store, qr: NO_QR, now, ...(reminders === undefined ? {} : { reminders }) })
 }

@@ -44,8 +44,9 @@ export type ScanAuthCliErrorCode =
   | 'schema_too_new'
   /**
    * The store lacks an optional method of the Store contract that the command reads with (the
-   * operator reads `listLiveSessions` and `schemaState`, the order methods, `purgeExpired`): a
-   * store of your own that left it out. Every scanauth store has them all. Nothing was written.
+   * operator reads `listLiveSessions` and `schemaState`, the order methods, `purgeExpired`, the
+   * reminders' `listActiveAuthorizations`): a store of your own that left it out. Every scanauth
+   * store has them all. Nothing was written.
    */
   | 'unsupported'
   /** No user has this openid (`user`, `signout`, `ledger`, `orders`). */

@@ -6,7 +6,8 @@
  * ```
  *
  * Every command runs through `createScanAuth` over the store the servers use, so the rules and the
- * commit protocol are theirs: safe while they run. See the README for the commands.
+ * commit protocol are theirs: safe while they run; `scanauth reminders` sends through the Official
+ * Account with the servers' variables. See the README for the commands.
  *
  * @packageDocumentation
  */
@@ -18,5 +19,6 @@ export type { RevokeOutput } from './commands/revoke'
 export type { SignoutOutput } from './commands/signout'
 export type { LedgerOutput } from './commands/ledger'
 export type { OrdersOutput, OrderOutput, UnmatchedGrant } from './commands/orders'
+export type { RemindersOutput, ReminderProblem } from './commands/reminders'
 export type { MigrateOutput } from './commands/migrate'
 export type { SessionView } from './format'

@@ -1,7 +1,7 @@
 /**
  * What a command gets: an open store of one of the three kinds and what closes it, and how a
  * command reaches an optional method of the Store contract (the operator reads, the order methods,
- * `purgeExpired`): through {@link storeMethod}, which refuses in one line a store without it. The
+ * `purgeExpired`, the reminders' `listActiveAuthorizations`): through {@link storeMethod}, which refuses in one line a store without it. The
  * CLI reads every store through the Store contract only; it knows no table and no key.
  *
  * @module
@@ -10,7 +10,7 @@ import type { Store } from '@scanauth/core'
 import { ScanAuthCliError } from './errors'
 
 /** The optional methods of the Store contract the commands read or write with. */
-export type OptionalStoreMethod = 'listLiveSessions' | 'schemaState' | 'migrate' | 'listOpenOrders' | 'loadOrder' | 'purgeExpired'
+export type OptionalStoreMethod = 'listLiveSessions' | 'schemaState' | 'migrate' | 'listOpenOrders' | 'loadOrder' | 'purgeExpired' | 'listActiveAuthorizations'
 
 /**
  * The store's optional method `name`, bound to it, or a `unsupported` refusal naming the store,

@@ -13,6 +13,7 @@ import { ledgerCommand } from './commands/ledger'
 import { migrateCommand } from './commands/migrate'
 import { ordersCommand } from './commands/orders'
 import { purgeCommand } from './commands/purge'
+import { remindersCommand } from './commands/reminders'
 import { revokeCommand } from './commands/revoke'
 import { signoutCommand } from './commands/signout'
 import { userCommand } from './commands/user'
@@ -30,6 +31,7 @@ export const COMMANDS: readonly AnyCommand[] = [
   ledgerCommand,
   ordersCommand,
   purgeCommand,
+  remindersCommand,
   migrateCommand,
 ]
 
@@ -39,9 +41,9 @@ export interface CliIo {
   stdout(text: string): void
   /** Receives standard error: one line on failure, nothing otherwise. */
   stderr(text: string): void
-  /** The environment the store variables are read from. */
+  /** The environment the store variables (and `scanauth reminders`' WeChat variables) are read from. */
   env: Record<string, string | undefined>
-  /** The clock, in epoch milliseconds (the time of grants, revocations, sign-outs and purges). */
+  /** The clock, in epoch milliseconds (the time of grants, revocations, sign-outs, purges and reminder passes). */
   now(): number
 }
 
@@ -85,7 +87,7 @@ export async function runCli(argv: readonly string[], io: Partial<CliIo> = {}): 
     const line = readCommandLine(args, command.name, command.options)
     const input = command.parse(line)
     const config = storeConfig(line.store, env)
-    const output = await command.run(input, contextFor(config, now))
+    const output = await command.run(input, contextFor(config, now, env))
     out(line.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text.join('\n')}\n`)
     return 0
   } catch (error) {

@@ -11,6 +11,7 @@ import { PostgresStore, SCHEMA_VERSION } from '@scanauth/postgres'
 import { closedPort } from '@scanauth/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectRefusal, json, scanauth, succeeds } from './support/cli'
+import { describeRemindersScenario } from './support/reminders'
 import { describeCliScenario, expectRefusedWithoutWrites, type Backend } from './support/scenario'
 import { Device, keepWaiting, startServer, type LiveServer } from './support/server'
 import { postgresSnapshot } from './support/snapshots'
@@ -51,6 +52,7 @@ async function postgresBackend(): Promise<Backend & { pool: pg.Pool; schema: str
 }
 
 describeCliScenario('PostgreSQL', postgresBackend)
+describeRemindersScenario('PostgreSQL', postgresBackend)
 
 describe('scanauth on PostgreSQL: databases and schemas it refuses', () => {
   let backend: Awaited<ReturnType<typeof postgresBackend>>

@@ -10,6 +10,7 @@ import { RedisStore } from '@scanauth/redis'
 import { closedPort } from '@scanauth/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectRefusal, json, scanauth, succeeds } from './support/cli'
+import { describeRemindersScenario } from './support/reminders'
 import { describeCliScenario, expectRefusedWithoutWrites, type Backend } from './support/scenario'
 import { Device, keepWaiting, startServer, type LiveServer } from './support/server'
 import { keysUnder, redisSnapshot } from './support/snapshots'
@@ -50,6 +51,7 @@ function redisBackend(): Backend & { client: Redis; prefix: string } {
 }
 
 describeCliScenario('Redis', async () => redisBackend())
+describeRemindersScenario('Redis', async () => redisBackend())
 
 describe('scanauth on Redis: servers and prefixes it refuses', () => {
   let backend: ReturnType<typeof redisBackend>

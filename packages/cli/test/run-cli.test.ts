@@ -63,7 +63,7 @@ describe('runCli refuses malformed command lines and store configurations', () =
   it('usage errors (exit 2): one line each, and the store file stays byte for byte the same', async () => {
     const long = 'o'.repeat(129)
     const refusals: Array<[string[], 2, RegExp]> = [
-    [on('frobnicate'), 2, /^scanauth: unknown command "frobnicate"; the commands are user, grant, revoke, signout, ledger, orders, purge, migrate \(see scanauth --help\)$/],
+    [on('frobnicate'), 2, /^scanauth: unknown command "frobnicate"; the commands are user, grant, revoke, signout, ledger, orders, purge, reminders, migrate \(see scanauth --help\)$/],
     [on('user'), 2, /^scanauth: user needs <openid> \(see scanauth user --help\)$/],
     [on('user', 'o6_dave', 'o6_eve'), 2, /user takes <openid>, not also "o6_eve"/],
     [on('user', 'o6_dave', '--frob'), 2, /^scanauth: unknown option --frob \(see scanauth user --help\)$/],
@@ -99,6 +99,16 @@ describe('runCli refuses malformed command lines and store configurations', () =
     [on('ledger', 'o6_dave', '--after', 'x'), 2, /--after must be a whole number from 0/],
     [on('purge', 'now'), 2, /purge takes no arguments, not also "now"/],
     [on('migrate', '--days', '3'), 2, /^scanauth: unknown option --days \(see scanauth migrate --help\)$/],
+    [on('reminders', 'now'), 2, /^scanauth: reminders takes no arguments, not also "now" \(see scanauth reminders --help\)$/],
+    [on('reminders', '--now'), 2, /--now needs a value/],
+    [on('reminders', '--now', 'tomorrow'), 2, /^scanauth: --now must be an ISO 8601 time with its zone, e\.g\. 2026-12-01T08:00:00Z, not "tomorrow" \(see scanauth reminders --help\)$/],
+    [on('reminders', '--now', '2026-12-01T08:00:00'), 2, /--now must be an ISO 8601 time with its zone/],
+    [on('reminders', '--now', '2026-02-30T08:00:00Z'), 2, /--now must be an ISO 8601 time/],
+    [on('reminders', '--now', '2026-12-01T24:00:00Z'), 2, /--now must be an ISO 8601 time/],
+    [on('reminders', '--now', '1969-12-31T23:59:59Z'), 2, /--now must be an ISO 8601 time/],
+    [on('reminders', '--dry-run=yes'), 2, /--dry-run takes no value/],
+    [on('reminders', '--dry-run', '--dry-run'), 2, /--dry-run is given more than once/],
+    [on('reminders', '--limit', '5'), 2, /^scanauth: unknown option --limit \(see scanauth reminders --help\)$/],
     [on('user', 'o6_dave', '--redis-prefix', 'x:'), 2, /--redis-prefix applies to a Redis store, but the store is sqlite \(--sqlite\)/],
     [on('user', 'o6_dave', '--pg-schema', 'x'), 2, /--pg-schema applies to a PostgreSQL store/],
     [on('user', 'o6_dave', '--redis', 'redis://127.0.0.1:6379'), 2, /give one store, not --sqlite and --redis/],
@@ -133,6 +143,73 @@ describe('runCli refuses malformed command lines and store configurations', () =
     expectRefused(await run(['grant', 'o6_dave', '--days', '1.5'], { SCANAUTH_STORE: 'memory' }), 2, /--days must be a whole number/, ['grant'])
   })
 
+  it("reminders: the servers' reminder and WeChat variables are checked before the store is opened (exit 2, one line); a secret is never echoed", async () => {
+    const wechat = { WECHAT_APP_ID: 'wx_cli_app', WECHAT_APP_SECRET: 'hunter2-secret' }
+    const leads = { SCANAUTH_REMINDERS: '3,1', ...wechat }
+    const refusals: Array<[string[], Record<string, string>, RegExp]> = [
+      [[], {}, /^scanauth: SCANAUTH_REMINDERS is not set: give the lead days the servers remind at \(e\.g\. SCANAUTH_REMINDERS=3,1\), with the store and WeChat variables of the servers$/],
+      [['--dry-run'], { SCANAUTH_REMINDERS: '  ' }, /SCANAUTH_REMINDERS is not set/],
+      [[], { ...wechat, SCANAUTH_REMINDERS: '3,x' }, /^scanauth: SCANAUTH_REMINDERS must be the days before access ends to remind at, separated by commas \(e\.g\. 3,1, or 0\.0005 for about 43 s\), each above 0 and at most 60, each once, not "3,x"$/],
+      [[], { ...wechat, SCANAUTH_REMINDERS: '0' }, /SCANAUTH_REMINDERS must be .* not "0"$/],
+      [[], { ...wechat, SCANAUTH_REMINDERS: '61' }, /SCANAUTH_REMINDERS must be .* at most 60/],
+      [[], { ...wechat, SCANAUTH_REMINDERS: '3,1,3' }, /SCANAUTH_REMINDERS must be .* each once, not "3,1,3"$/],
+      [[], { ...wechat, SCANAUTH_REMINDERS: '1e1' }, /SCANAUTH_REMINDERS must be/],
+      [[], { ...wechat, SCANAUTH_REMINDERS: '3,' }, /SCANAUTH_REMINDERS must be/],
+      [[], { SCANAUTH_REMINDERS: '3,1' }, /^scanauth: scanauth reminders sends through the Official Account: set WECHAT_APP_ID and WECHAT_APP_SECRET as for the servers \(and WECHAT_API_BASE for an emulator or a proxy\); a --dry-run needs neither$/],
+      [[], { SCANAUTH_REMINDERS: '3,1', WECHAT_APP_ID: 'wx_cli_app' }, /^scanauth: WECHAT_APP_SECRET must be set too: the Official Account needs both$/],
+      [['--dry-run'], { SCANAUTH_REMINDERS: '3,1', WECHAT_APP_SECRET: 'hunter2-secret' }, /^scanauth: WECHAT_APP_ID must be set too/],
+      [['--dry-run'], { SCANAUTH_REMINDERS: '3,1', WECHAT_API_BASE: 'http://127.0.0.1:9' }, /^scanauth: WECHAT_API_BASE needs WECHAT_APP_ID and WECHAT_APP_SECRET$/],
+      [[], { ...leads, WECHAT_API_BASE: 'ftp://127.0.0.1:9' }, /WECHAT_API_BASE must be an http\(s\) URL such as https:\/\/api\.weixin\.qq\.com, not "ftp:\/\/127\.0\.0\.1:9"$/],
+      [[], { ...leads, SCANAUTH_REMINDERS_POINTS_BELOW: '0' }, /SCANAUTH_REMINDERS_POINTS_BELOW must be a whole number of points from 1/],
+      [[], { ...leads, SCANAUTH_REMINDERS_POINTS_BELOW: '2.5' }, /SCANAUTH_REMINDERS_POINTS_BELOW must be a whole number/],
+      [[], { ...leads, WECHAT_SUBSCRIBE_TEMPLATE_ID: 'no spaces please' }, /WECHAT_SUBSCRIBE_TEMPLATE_ID must be a template id from the Official Account platform/],
+      [[], { ...leads, WECHAT_TEMPLATE_ID_RENEWAL: 'a'.repeat(65) }, /WECHAT_TEMPLATE_ID_RENEWAL must be a template id/],
+      [[], { ...leads, WECHAT_TEMPLATE_FIELDS_RENEWAL: '{"thing1":"headline"}' }, /^scanauth: WECHAT_TEMPLATE_FIELDS_RENEWAL maps the fields of WECHAT_TEMPLATE_ID_RENEWAL: set that too, or unset it$/],
+      [[], { ...leads, WECHAT_TEMPLATE_ID_RENEWAL: 'TPL', WECHAT_TEMPLATE_FIELDS_RENEWAL: 'thing1=headline' }, /WECHAT_TEMPLATE_FIELDS_RENEWAL must be a JSON object .*; it is not JSON$/],
+      [[], { ...leads, WECHAT_TEMPLATE_ID_RENEWAL: 'TPL', WECHAT_TEMPLATE_FIELDS_RENEWAL: '{}' }, /WECHAT_TEMPLATE_FIELDS_RENEWAL must be a JSON object .*, with 1 to 20 fields$/],
+      [[], { ...leads, WECHAT_TEMPLATE_ID_RENEWAL: 'TPL', WECHAT_TEMPLATE_FIELDS_RENEWAL: '{"thing1":"price"}' }, /; the fact of "thing1" is "price"$/],
+      [[], { ...leads, WECHAT_TEMPLATE_ID_RENEWAL: 'TPL', WECHAT_TEMPLATE_FIELDS_RENEWAL: '{"1st":"ends"}' }, /; "1st" is not a field name/],
+      [[], { ...leads, SCANAUTH_PUBLIC_URL: 'app.example' }, /^scanauth: SCANAUTH_PUBLIC_URL must be an http\(s\) URL without a query, such as https:\/\/app\.example, not "app\.example"$/],
+      [[], { ...leads, SCANAUTH_PUBLIC_URL: 'https://app.example/?x=1' }, /SCANAUTH_PUBLIC_URL must be an http\(s\) URL without a query/],
+      // A usage error comes first.
+      [['--now', 'soon'], {}, /--now must be an ISO 8601 time/],
+    ]
+    const before = sqliteSnapshot(file)
+    for (const [extra, env, pattern] of refusals) {
+      const argv = on('reminders', ...extra)
+      const result = await run(argv, env)
+      expectRefused(result, 2, pattern, [...argv, JSON.stringify(env)])
+      expect(result.stderr).not.toContain('hunter2')
+    }
+    expect(sqliteSnapshot(file)).toBe(before)
+  })
+
+  it('reminders --dry-run: who is due at --now, without an Official Account, and the store stays byte for byte the same', async () => {
+    const before = sqliteSnapshot(file)
+    const today = await run(on('reminders', '--dry-run', '--json'), { SCANAUTH_REMINDERS: '3,1' })
+    expect(today.status).toBe(0)
+    expect(JSON.parse(today.stdout)).toMatchObject({ dryRun: true, leadDays: [3, 1], pointsBelow: null, channels: [], links: null, checked: 0, due: 0, planned: [], problems: [] })
+    // o6_dave's free trial (7 days) ends within a day of this time.
+    const at = new Date(Date.now() + 6.5 * 86_400_000).toISOString()
+    const later = await run(on('reminders', '--dry-run', '--now', at, '--json'), { SCANAUTH_REMINDERS: '3,1', SCANAUTH_PUBLIC_URL: 'https://app.example/' })
+    expect(later.status).toBe(0)
+    const user = await server.auth.getUser({ openid: 'o6_dave' })
+    expect(JSON.parse(later.stdout)).toMatchObject({
+      now: at,
+      dryRun: true,
+      links: 'https://app.example/auth/m/',
+      checked: 1,
+      due: 1,
+      sent: 0,
+      planned: [{ userId: user?.id, authorizationId: user?.current?.id, leadDays: 1, kind: 'time' }],
+    })
+    const text = await run(on('reminders', '--dry-run', '--now', at), { SCANAUTH_REMINDERS: '3,1' })
+    expect(text.stdout).toBe(
+      `dry run at ${at.replace(/\.\d{3}Z$/, 'Z')} (leads 3, 1 days): 1 due, nothing sent or recorded (a pass skips those reminded already); 0 renewed; 1 authorization checked\n  user #${user?.id}  auth #${user?.current?.id}  time  1 day before the end\n`,
+    )
+    expect(sqliteSnapshot(file)).toBe(before)
+  })
+
   it('variables set to white space count as unset, as in the examples; options win over variables', async () => {
     const result = await run(['user', 'o6_dave', '--json', '--sqlite', file], { SCANAUTH_STORE: 'redis', REDIS_URL: 'redis://127.0.0.1:1' })
     expect(result.status).toBe(0)
@@ -152,10 +229,10 @@ describe('help and version', () => {
       for (const variable of ['SCANAUTH_STORE', 'SCANAUTH_SQLITE_FILE', 'REDIS_URL', 'SCANAUTH_REDIS_PREFIX', 'DATABASE_URL', 'SCANAUTH_PG_SCHEMA']) expect(result.stdout).toContain(variable)
       expect(result.stdout).toContain('Exit status: 0 done; 1 refused or failed')
     }
-    expect(COMMANDS.map((c) => c.name)).toEqual(['user', 'grant', 'revoke', 'signout', 'ledger', 'orders', 'purge', 'migrate'])
+    expect(COMMANDS.map((c) => c.name)).toEqual(['user', 'grant', 'revoke', 'signout', 'ledger', 'orders', 'purge', 'reminders', 'migrate'])
   })
 
-  it.each(['user', 'grant', 'revoke', 'signout', 'ledger', 'orders', 'purge', 'migrate'])('scanauth %s --help describes the command and its options', async (name) => {
+  it.each(['user', 'grant', 'revoke', 'signout', 'ledger', 'orders', 'purge', 'reminders', 'migrate'])('scanauth %s --help describes the command and its options', async (name) => {
     const command = COMMANDS.find((c) => c.name === name)
     for (const argv of [[name, '--help'], ['--help', name], [name, '-h', '--frob', 'extra']]) {
       const result = await run(argv)

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3'
 import { SCHEMA_VERSION, SqliteStore } from '@scanauth/sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectRefusal, json, scanauth, succeeds } from './support/cli'
+import { describeRemindersScenario } from './support/reminders'
 import { describeCliScenario, expectRefusedWithoutWrites, type Backend } from './support/scenario'
 import { Device, keepWaiting, startServer, type LiveServer } from './support/server'
 import { sqliteSnapshot } from './support/snapshots'
@@ -37,6 +38,7 @@ function sqliteBackend(): Backend & { dir: string; file: string } {
 }
 
 describeCliScenario('SQLite', async () => sqliteBackend())
+describeRemindersScenario('SQLite', async () => sqliteBackend())
 
 describe('scanauth on SQLite: files it refuses, and the default path', () => {
   let backend: ReturnType<typeof sqliteBackend>
@@ -63,7 +65,7 @@ describe('scanauth on SQLite: files it refuses, and the default path', () => {
   it('refuses malformed command lines before opening anything, and the file stays byte for byte the same', async () => {
     // One of each kind as a process (the whole list runs in process in run-cli.test.ts).
     await expectRefusedWithoutWrites(backend, [
-      [on('frobnicate'), 2, /^scanauth: unknown command "frobnicate"; the commands are user, grant, revoke, signout, ledger, orders, purge, migrate \(see scanauth --help\)$/],
+      [on('frobnicate'), 2, /^scanauth: unknown command "frobnicate"; the commands are user, grant, revoke, signout, ledger, orders, purge, reminders, migrate \(see scanauth --help\)$/],
       [on('user'), 2, /^scanauth: user needs <openid> \(see scanauth user --help\)$/],
       [on('user', 'o6_dave', '--frob'), 2, /^scanauth: unknown option --frob \(see scanauth user --help\)$/],
       [on('grant', 'o6_dave', '--days', '3', '--points', '5'), 2, /grant needs exactly one of --days N and --points N/],

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest'
 import { createScanAuth, MemoryStore, type Store } from '@scanauth/core'
 import { RecordingQrProvider } from '@scanauth/testkit'
-import type { Context } from '../src/command'
+import { authOver, type Context } from '../src/command'
+import type { OpenedStore } from '../src/opened-store'
 import { ScanAuthCliError } from '../src/index'
 import { COMMANDS } from '../src/run'
 
@@ -18,12 +19,17 @@ function without(memory: MemoryStore, hidden: keyof Store): Store {
   return new Proxy(memory, { get: (target, name, receiver) => (name === hidden ? undefined : Reflect.get(target, name, receiver)) }) as Store
 }
 
-/** A context whose store is `store` (the command's `withAuth` gets it as an opened store). */
+/** The reminders' variables of a dry run (no Official Account needed: nothing is sent). */
+const REMINDER_ENV = { SCANAUTH_REMINDERS: '3,1' }
+
+/** A context whose store is `store` (the command's `withAuth` gets it as an opened store, and the CLI's scanauth instance over it). */
 function contextOver(store: Store): Context {
+  const opened: OpenedStore = { kind: 'sqlite', label: 'sqlite /srv/own.sqlite', store, close: async () => undefined }
   return {
     config: { kind: 'sqlite', filename: '/srv/own.sqlite', from: '--sqlite' },
     now: () => T0,
-    withAuth: async (work) => work(createScanAuth({ store, qr: new RecordingQrProvider(), now: () => T0 }), { kind: 'sqlite', label: 'sqlite /srv/own.sqlite', store, close: async () => undefined }),
+    env: REMINDER_ENV,
+    withAuth: async (work, options) => work(authOver(opened, () => T0, options), opened),
   }
 }
 
@@ -35,11 +41,12 @@ describe('a store without an optional method the command needs', () => {
     ['orders', 'listOpenOrders', 'cannot list open orders'],
     ['orders', 'loadOrder', 'cannot read orders'],
     ['purge', 'purgeExpired', 'cannot purge'],
+    ['reminders', 'listActiveAuthorizations', 'cannot find who is due for a reminder'],
   ] as const)('%s without %s: refused in one line (unsupported, exit 1), nothing written', async (name, hidden, what) => {
     const memory = new MemoryStore()
     await createScanAuth({ store: memory, qr: new RecordingQrProvider(), now: () => T0 }).grant({ openid: 'o6_dave', type: 'points', points: 3 })
     const before = memory.snapshot()
-    const input = name === 'purge' ? {} : { openid: 'o6_dave' }
+    const input = name === 'purge' ? {} : name === 'reminders' ? { dryRun: true } : { openid: 'o6_dave' }
     const failure = await command(name)
       .run(input, contextOver(without(memory, hidden)))
       .then(() => null, (error: unknown) => error)
@@ -60,5 +67,6 @@ describe('a store without an optional method the command needs', () => {
     expect(user.json).toMatchObject({ sessions: { live: 0, latest: [] }, ledger: { total: 2 } })
     expect((await command('orders').run({ openid: 'o6_dave' }, contextOver(memory))).json).toMatchObject({ orders: [], unmatchedGrants: [] })
     expect((await command('purge').run({}, contextOver(memory))).json).toMatchObject({ orders: 0, more: false })
+    expect((await command('reminders').run({ dryRun: true }, contextOver(memory))).json).toMatchObject({ dryRun: true, checked: 0, due: 0, planned: [] })
   })
 })

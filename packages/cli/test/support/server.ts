@@ -1,10 +1,11 @@
 /**
  * A live server on the store the CLI is pointed at: core's `createScanAuth` and `createHttpHandler`
  * on `node:http`, selling the testkit's plans through the testkit's payment service, and a device
- * that talks to it over real HTTP.
+ * that talks to it over real HTTP. With reminders, it offers the "remind me" link and serves
+ * `{base}/m/subscribed` at its own address (`<url>/auth/m/`), as the example servers do.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createHttpHandler, createScanAuth, DEFAULT_MAX_BODY_BYTES, responseText, type ScanAuth, type Store } from '@scanauth/core'
+import { createHttpHandler, createScanAuth, DEFAULT_MAX_BODY_BYTES, responseText, type ReminderOptions, type ScanAuth, type Store } from '@scanauth/core'
 import { clientGoneSignal, mayWait, readRawBody, writeEventStream, writeResponseHead } from '@scanauth/core/node'
 import { listen, RecordingQrProvider, TEST_PLANS, TestPaymentService } from '@scanauth/testkit'
 
@@ -20,17 +21,31 @@ export interface LiveServer {
   close(): Promise<void>
 }
 
+/** What a server may add to the testkit's set-up. */
+export interface ServerOptions {
+  /** Core's `reminders`, their links at the server's own `<url>/auth/m/`. */
+  reminders?: Omit<ReminderOptions, 'url'>
+}
+
 /** Starts a server over `store`. */
-export async function startServer(store: Store): Promise<LiveServer> {
+export async function startServer(store: Store, options: ServerOptions = {}): Promise<LiveServer> {
   const payments = new TestPaymentService(Date.now)
+  // The address, known once it listens (the phone pages' links are built after that).
+  const listeningAt: { url?: string } = {}
+  const pagesUrl = () => {
+    if (listeningAt.url === undefined) throw new Error('the server is not listening yet')
+    return `${listeningAt.url}/auth/m/`
+  }
   const auth = createScanAuth({
     store,
+    ...(options.reminders === undefined ? {} : { reminders: { ...options.reminders, url: pagesUrl } }),
     qr: new RecordingQrProvider(),
     rateLimits: false,
     payments: { provider: payments, plans: TEST_PLANS, orderTtlMinutes: 15 },
   })
   const handle = createHttpHandler(auth, { basePath: '/auth' })
   const listening = await listen((req, res) => void serve(handle, req, res))
+  listeningAt.url = listening.url
   return { url: listening.url, auth, payments, close: () => listening.close() }
 }
 
