@@ -12,6 +12,8 @@ import { POOL_SIZE, type PostgresBenchRow } from './postgres'
 import { DEFAULT_POOL_SIZE } from './postgres-pool'
 import type { PushResults } from './push'
 import { pushGoals, pushSection } from './report-push'
+import type { ReminderBenchRow } from './reminders'
+import { remindersSection } from './report-reminders'
 import { scalingTable, type ScalingRow } from './scaling'
 import { paymentTargetNote, why } from './why'
 
@@ -42,6 +44,8 @@ export interface Results {
   sqlite: BenchRow[]
   redis: Array<BenchRow & { roundTripsPerOp?: number; baselineRoundTripsPerOp?: number }>
   postgres: PostgresBenchRow[]
+  /** The reminder pass over 100,000 users (issue 28; absent when it did not run). */
+  reminders?: ReminderBenchRow[]
   redisMemory?: { memoryUsageBytes: number; receiptMemoryUsageBytes: number; usedMemoryBytes: number }
   http: HttpBenchRow[]
   scaling: ScalingRow[]
@@ -141,7 +145,7 @@ export function renderReport(env: Environment, results: Results): string {
     `| packages | ${Object.entries(env.versions).map(([k, v]) => `${k} ${v}`).join(', ')} |`,
     `| date | ${env.date} |`,
     '| command | `npm run bench` (`tsx --conditions=@scanauth/source bench/run.ts`) |',
-    `| duration | ${n(env.seconds)} s (memory ${section('memory')}, SQLite ${section('sqlite')}, Redis ${section('redis')}, PostgreSQL ${section('postgres')}, HTTP ${section('http')}, scaling ${section('scaling')}, push ${section('push')}) |`,
+    `| duration | ${n(env.seconds)} s (memory ${section('memory')}, SQLite ${section('sqlite')}, Redis ${section('redis')}, PostgreSQL ${section('postgres')}, reminders ${section('reminders')}, HTTP ${section('http')}, scaling ${section('scaling')}, push ${section('push')}) |`,
     `| load average (1 min) | ${n(env.loadBefore, 2)} before, ${n(env.loadAfter, 2)} after |`,
     '',
     'The machine is a shared VM: other work may run beside the benchmark (the load average above says',
@@ -269,6 +273,9 @@ export function renderReport(env: Environment, results: Results): string {
     markdownTable(results.postgres),
     '',
     roundTrips(results.postgres),
+  )
+  if (results.reminders) lines.push(...remindersSection(results.reminders))
+  lines.push(
     '',
     '## Over HTTP: the middlewares beside a bare route (`bench/http.ts`)',
     '',
@@ -388,7 +395,8 @@ export function renderReport(env: Environment, results: Results): string {
     'BENCH_ONLY=http,scaling npm run bench                      # some sections, printed only',
     'BENCH_QUICK=1 BENCH_ONLY=push,http npm run bench           # short runs of push and http: a check, printed only',
     'BENCH_ONLY=push BENCH_PUSH_PARTS=phone,pay npm run bench   # some parts of push (scan, pay, phone, connections, requests, client), printed only',
-    'npx tsx --conditions=@scanauth/source bench/sqlite.ts      # one section on its own (memory, sqlite, redis, postgres, http, scaling, push)',
+    'BENCH_ONLY=reminders BENCH_REMINDER_STORES=sqlite npm run bench   # the reminder pass on some stores (memory, sqlite, redis, postgres), printed only',
+    'npx tsx --conditions=@scanauth/source bench/sqlite.ts      # one section on its own (memory, sqlite, redis, postgres, reminders, http, scaling, push)',
     '```',
     '',
     'Redis must listen at `REDIS_URL` (default `redis://127.0.0.1:6379`); the benchmark only adds keys',

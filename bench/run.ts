@@ -6,10 +6,11 @@
  *   BENCH_ONLY=memory,http npm run bench       # some sections, printed only (the docs are left alone)
  *   BENCH_QUICK=1 BENCH_ONLY=push,http npm run bench   # short runs of the sections that know it: a check, printed only
  *   BENCH_ONLY=push BENCH_PUSH_PARTS=phone npm run bench   # some parts of the push section (see bench/push.ts), printed only
+ *   BENCH_ONLY=reminders BENCH_REMINDER_STORES=sqlite,redis npm run bench   # the reminder pass on some stores (see bench/reminders.ts), printed only
  *
  * Sections: memory (`bench/memory.ts`), sqlite (`bench/sqlite.ts`), redis (`bench/redis.ts`),
- * postgres (`bench/postgres.ts`), http (`bench/http.ts`), scaling (`bench/scaling.ts`), push
- * (`bench/push.ts`). Everything listens on 127.0.0.1; Redis is `REDIS_URL` (default
+ * postgres (`bench/postgres.ts`), reminders (`bench/reminders.ts`), http (`bench/http.ts`), scaling
+ * (`bench/scaling.ts`), push (`bench/push.ts`). Everything listens on 127.0.0.1; Redis is `REDIS_URL` (default
  * redis://127.0.0.1:6379), used under key prefixes that are deleted afterwards; PostgreSQL is
  * `DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/test), used in schemas of the
  * benchmark's own that are dropped afterwards.
@@ -29,11 +30,13 @@ import { benchPostgres } from './postgres'
 import { describeServer } from './postgres-pool'
 import { benchPush, isCompletePush, ONLY_PUSH_PARTS, pushTables } from './push'
 import { benchRedis } from './redis'
+import { benchReminders, ONLY_REMINDER_STORES } from './reminders'
+import { remindersPrinted } from './report-reminders'
 import { httpTable, renderReport, type Environment, type Results } from './report'
 import { benchScaling, scalingTable } from './scaling'
 import { benchSqlite } from './sqlite'
 
-const SECTIONS = ['memory', 'sqlite', 'redis', 'postgres', 'http', 'scaling', 'push'] as const
+const SECTIONS = ['memory', 'sqlite', 'redis', 'postgres', 'reminders', 'http', 'scaling', 'push'] as const
 type Section = (typeof SECTIONS)[number]
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -122,6 +125,8 @@ results.redis =
     withRoundTrips,
   )) ?? []
 results.postgres = (await section('postgres', () => benchPostgres(), withRoundTrips)) ?? []
+const reminders = await section('reminders', () => benchReminders(), remindersPrinted)
+if (reminders !== undefined) results.reminders = reminders
 results.http = (await section('http', () => benchHttp(), httpTables)) ?? []
 results.scaling = (await section('scaling', () => benchScaling(), scalingTable)) ?? []
 const push = await section('push', () => benchPush(), pushTables)
@@ -129,11 +134,18 @@ if (push !== undefined && isCompletePush(push)) results.push = push
 
 const seconds = (performance.now() - began) / 1000
 // A quick run checks that the benchmarks work; its figures are not of record.
-if (only === undefined && !QUICK && ONLY_PUSH_PARTS === undefined) {
+if (only === undefined && !QUICK && ONLY_PUSH_PARTS === undefined && ONLY_REMINDER_STORES === undefined) {
   const report = renderReport({ ...env, loadAfter: loadavg()[0] ?? 0, seconds, sectionSeconds }, results)
   await writeFile(`${root}docs/benchmarks.md`, report)
   console.log(`\nWrote docs/benchmarks.md (${seconds.toFixed(0)} s in all).`)
 } else {
-  const set = [QUICK ? 'BENCH_QUICK' : undefined, only ? 'BENCH_ONLY' : undefined, ONLY_PUSH_PARTS ? 'BENCH_PUSH_PARTS' : undefined].filter(Boolean).join(', ')
+  const set = [
+    QUICK ? 'BENCH_QUICK' : undefined,
+    only ? 'BENCH_ONLY' : undefined,
+    ONLY_PUSH_PARTS ? 'BENCH_PUSH_PARTS' : undefined,
+    ONLY_REMINDER_STORES ? 'BENCH_REMINDER_STORES' : undefined,
+  ]
+    .filter(Boolean)
+    .join(', ')
   console.log(`\n(${seconds.toFixed(0)} s; ${set} ${set.includes(',') ? 'are' : 'is'} set, docs/benchmarks.md left as it was)`)
 }
