@@ -72,6 +72,8 @@ export type {
   ReminderNotifier,
   SendRemindersInput,
   SendRemindersResult,
+  SubscriptionRedirect,
+  SubscriptionOutcome,
 } from './reminders/api'
 export { MAX_WAIT_MS } from './service/scene-waiters'
 export type { ScanAuthOptions, ScanAuthHooks, RateLimitOptions } from './service/options'

@@ -129,8 +129,12 @@ export interface SendRemindersResult {
   due: number
   /** Delivered. */
   sent: number
-  /** Not sent, by why: `already_reminded` (another pass or instance did), `renewed` (something queued lasts beyond the lead), `unreachable`. */
-  skipped: { already_reminded: number; renewed: number; unreachable: number }
+  /** Not sent, by why. */
+  skipped: {
+    /** Another pass or instance claimed it already. */ already_reminded: number
+    /** Something queued lasts beyond every lead (or it does not end by the clock). */ renewed: number
+    /** The notifier could reach the person on no channel. */ unreachable: number
+  }
   /** Failed with a reason that may pass: tried again by a later pass. */
   failed: number
   /** True when a quota stopped the pass (`stop`), or `limit` did. */
@@ -138,5 +142,27 @@ export interface SendRemindersResult {
   /** Messages sent by channel. */
   byChannel: Record<string, number>
   /** With `dryRun`: who would be told, in order. */
-  planned?: Array<{ userId: number; authorizationId: number; leadDays: number | null; kind: 'time' | 'points' }>
+  planned?: Array<{
+    /** The person. */ userId: number
+    /** The authorization the reminder is keyed by (the last of the chain). */ authorizationId: number
+    /** The lead due, in days; null for points. */ leadDays: number | null
+    /** `time` or `points`. */ kind: 'time' | 'points'
+  }>
 }
+
+/** WeChat's redirect back from the one-time subscription page (`{base}/m/subscribed`), as its query names it. */
+export interface SubscriptionRedirect {
+  /** The person who confirmed; absent on a cancel. */
+  openid?: string
+  /** The template confirmed (`template_id`). */
+  templateId?: string
+  /** `confirm` or `cancel`. */
+  action?: string
+  /** The scene confirmed. */
+  scene?: string
+  /** The state of the link. */
+  reserved?: string
+}
+
+/** What the redirect came to: a consent stored, or a cancel that stored nothing. */
+export type SubscriptionOutcome = 'subscribed' | 'cancelled'

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ReminderSubscription } from './api'
+import type { ReminderSubscription, SubscriptionOutcome, SubscriptionRedirect } from './api'
 import type { Store } from '../store/contract'
 import { ScanAuthError } from '../errors'
 import { DAY } from '../rules/time'
@@ -19,23 +19,6 @@ const STATE_TTL_MS = DAY
 const CONSENT_TTL_MS = 365 * DAY
 /** WeChat's `reserved`: at most 128 bytes of `[a-zA-Z0-9]`; ours are 32 hexadecimal characters. */
 const RESERVED_PATTERN = /^[0-9a-f]{32}$/
-
-/** The redirect's query, as WeChat sends it (`openid` only on a confirmation). */
-export interface SubscriptionRedirect {
-  /** The person who confirmed; absent on a cancel. */
-  openid?: string
-  /** The template confirmed. */
-  templateId?: string
-  /** `confirm` or `cancel`. */
-  action?: string
-  /** The scene confirmed. */
-  scene?: string
-  /** The state of the link. */
-  reserved?: string
-}
-
-/** What the redirect came to: a consent stored, or a cancel that stored nothing. */
-export type SubscriptionOutcome = 'subscribed' | 'cancelled'
 
 export function subscriptionMethods(input: { store: Store; now: () => number; subscription: ReminderSubscription; pagesUrl: () => string }) {
   const { store, now, subscription } = input

@@ -7,8 +7,7 @@ import type { OrderView, PaymentOutcome, PlanView, PurchaseInput, PurchaseResult
 import type { ProviderRefund, ProviderTransaction } from '../orders/provider'
 import type { ConfirmationDecisionInput, ConfirmationDecisionResult, ConfirmationOpenInput, ConfirmationStep } from './confirm-api'
 import type { PhoneOrderOpenInput, PhoneOrderStep, PhonePayOpenInput, PhonePayStep, PhonePlanChoice } from '../phone/api'
-import type { SendRemindersInput, SendRemindersResult } from '../reminders/api'
-import type { SubscriptionOutcome, SubscriptionRedirect } from '../reminders/subscriptions'
+import type { SendRemindersInput, SendRemindersResult, SubscriptionOutcome, SubscriptionRedirect } from '../reminders/api'
 import type { Authorization, AuthorizationSummary, UserInfo } from './views'
 import type {
   ConsumeInput,
