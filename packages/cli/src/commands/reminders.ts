@@ -105,7 +105,8 @@ export const remindersCommand: Command<RemindersInput> = {
       leadDays: settings.leadDays,
       notifier,
       ...(settings.pointsBelow === undefined ? {} : { pointsBelow: settings.pointsBelow }),
-      ...(settings.pagesUrl === undefined ? {} : { url: settings.pagesUrl }),
+      // The servers' phone pages: the renewal link goes there (the CLI sells nothing itself).
+      ...(settings.pagesUrl === undefined ? {} : { url: settings.pagesUrl, renewal: true }),
     }
     const at = input.now ?? context.now()
     const result = await context.withAuth((auth) => auth.sendReminders({ now: at, dryRun: input.dryRun }), { reminders })

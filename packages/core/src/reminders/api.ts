@@ -24,6 +24,12 @@ export interface ReminderOptions {
    * either, messages carry no link and no subscription can be offered.
    */
   url?: string | (() => string)
+  /**
+   * Whether messages carry the renewal link `{url}pay`, the phone pages' plans page. Default: whether
+   * this instance sells on the phone (`payments.phone`). A job that sends reminders for a server that
+   * sells on the phone, without selling itself (a cron process, the CLI), sets it to true.
+   */
+  renewal?: boolean
 }
 
 /** The one-time subscription (一次性订阅消息) a notifier sends through, when it has one. */

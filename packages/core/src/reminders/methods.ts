@@ -41,8 +41,9 @@ export function reminderMethods(input: { store: Store; now: () => number; config
   // The phone pages' address: the option's, else the phone pay pages'; without one, no link.
   const url = options.url ?? config.payments?.phone?.url
   const pagesUrl = url === undefined ? null : () => (typeof url === 'function' ? url() : url)
-  // The renewal link is the phone's plans page, served only when the service sells on the phone.
-  const renewUrl = () => (pagesUrl === null || config.payments?.phone === undefined ? null : new URL('pay', withSlash(pagesUrl())).toString())
+  // The renewal link is the phone's plans page, which is there only where the service sells on the phone.
+  const renews = options.renewal ?? config.payments?.phone !== undefined
+  const renewUrl = () => (pagesUrl === null || !renews ? null : new URL('pay', withSlash(pagesUrl())).toString())
   const subscription = options.notifier.subscription
   const subscriptions = subscription === undefined || pagesUrl === null ? null : subscriptionMethods({ store, now, subscription, pagesUrl })
   const sendReminders = sendRemindersMethod({ store, now, reminders: options, telemetry, renewUrl })

@@ -27,6 +27,7 @@ export const remindersSchema = z.strictObject({
     .refine((leads) => new Set(leads).size === leads.length, { error: 'leadDays must not repeat a lead' }),
   pointsBelow: z.number().int().positive().optional(),
   notifier: z.custom<ReminderNotifier>(hasSend, { error: 'reminders.notifier must have send(), e.g. createWechatReminderNotifier() of @scanauth/wechat' }),
+  renewal: z.boolean().optional(),
   url: z
     .union([z.string().refine(isHttpUrl, { error: 'reminders.url must be the absolute http(s) address of the phone pages ({base}/m/)' }), z.custom<() => string>((value) => typeof value === 'function')])
     .optional(),

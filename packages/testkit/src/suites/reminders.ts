@@ -194,6 +194,11 @@ export function reminderSuite(get: () => ContractContext): void {
       ctx.clock.advance(5 * DAY)
       expect(await auth.sendReminders()).toMatchObject({ sent: 1 })
       expect(notifier.messages[0]).toMatchObject({ openid: 'kate', renewUrl: `${PAGES_URL}pay` })
+      // A job that sells nothing itself (a cron process) says the server sells on the phone: `renewal`.
+      const job = createScanAuth({ store: ctx.store, qr: ctx.qr, now: ctx.clock.now, reminders: { leadDays: [3, 1], notifier, url: PAGES_URL, renewal: true } })
+      ctx.clock.advance(DAY + 12 * HOUR)
+      expect(await job.sendReminders()).toMatchObject({ sent: 1 })
+      expect(notifier.messages[1]).toMatchObject({ openid: 'kate', leadDays: 1, renewUrl: `${PAGES_URL}pay` })
     })
 
     it('B-remind-1: without reminders nothing is offered and a pass is refused; a channel found unreachable is told next time', async () => {
