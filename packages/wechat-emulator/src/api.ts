@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { qrPng, type EmulatorTickets } from './tickets'
 import type { EmulatorOAuthCodes } from './oauth'
-import type { MessagingState } from './send-api'
+import type { MessagingState } from './messaging-state'
 import type { EmulatorTokens } from './tokens'
 
 /** What an endpoint answers. */

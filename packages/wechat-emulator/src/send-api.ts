@@ -18,25 +18,10 @@
  * @module
  */
 import { apiError, json, type ApiAnswer, type ApiContext } from './api'
-import type { DailyQuota, MessageLog } from './message-log'
-import type { SubscribeConsents } from './subscriptions'
 import type { EmulatorMessage, EmulatorMessageChannel } from './types'
-import type { EmulatorUsers } from './users'
 
-/** What the send APIs work with: the account's users, confirmations, messages, quota and templates. */
-export interface MessagingState {
-  users: EmulatorUsers
-  consents: SubscribeConsents
-  log: MessageLog
-  quota: DailyQuota
-  /** The account's template message ids; null: any. */
-  templateIds: ReadonlySet<string> | null
-  /** The account's one-time subscription template id; null: any. */
-  subscribeTemplateId: string | null
-  now: () => number
-  /** Called after a template message was accepted: the emulator pushes its delivery report. */
-  onTemplateSent(message: EmulatorMessage): void
-}
+export type { MessagingState } from './messaging-state'
+import type { MessagingState } from './messaging-state'
 
 const TEMPLATE_FIELD_MAX = 20
 const TITLE_MAX = 15

@@ -9,7 +9,7 @@ import type { FetchLike } from './api-client'
 import { asAccessTokens, createAccessTokenSource, type WechatAccessTokens } from './access-token'
 import { WechatError } from './errors'
 import { WECHAT_API_BASE_URL } from './qr-provider'
-import type { ReminderFacts } from './reminder-text'
+import type { ReminderFacts, WechatTemplateField } from './reminder-text'
 import { SUBSCRIBE_TITLE_MAX_CHARS } from './reminder-text'
 import type { TokenCache } from './token'
 
@@ -30,11 +30,7 @@ export const MAX_CUSTOM_WINDOW_MS = 48 * 3_600_000
 /** A template message's fields for one reminder: `{ key: { value } }`, picked from `facts` or made up. */
 export type WechatReminderTemplateData = (message: ReminderMessage, facts: ReminderFacts) => Record<string, WechatTemplateField>
 
-/** One field of a template message. */
-export interface WechatTemplateField {
-  /** Its text: cut to 20 characters, line breaks made spaces. */
-  value: string
-}
+export type { WechatTemplateField } from './reminder-text'
 
 /** Options of `createWechatReminderNotifier`. */
 export interface WechatReminderNotifierOptions {

@@ -11,7 +11,6 @@
  */
 import type { ReminderMessage } from '@scanauth/core'
 import { escapeAttribute } from './confirm-reply'
-import type { WechatTemplateField } from './reminder-options'
 
 /** The limit of one template message field, in characters. */
 export const TEMPLATE_FIELD_MAX_CHARS = 20
@@ -133,4 +132,10 @@ function zoneName(iso: string, timeZone: string): string {
   const sign = minutes > 0 ? '+' : '-'
   const abs = Math.abs(minutes)
   return `UTC${sign}${Math.floor(abs / 60)}${abs % 60 === 0 ? '' : `:${String(abs % 60).padStart(2, '0')}`}`
+}
+
+/** One field of a template message. */
+export interface WechatTemplateField {
+  /** Its text: cut to 20 characters, line breaks made spaces. */
+  value: string
 }

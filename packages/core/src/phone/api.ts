@@ -8,7 +8,7 @@
  */
 import type { JsapiPayParameters } from '../orders/provider'
 import type { PlanView } from '../orders/api'
-import type { WebOAuthProvider } from '../service/confirm-api'
+import type { WebOAuthProvider } from '../service/web-oauth'
 import type { Authorization } from '../service/views'
 
 /** The `payments.phone` option of `createScanAuth` (docs/payments.md, "Paying on the phone"). */
